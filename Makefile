@@ -1,0 +1,49 @@
+# Kernel lockdown for Debian's linux-source-6.1: entry points.
+# Each target is a thin call into one script under scripts/.
+SHELL := /bin/bash
+LEVEL ?= none
+CMD ?=
+export LEVEL CMD
+
+variants := default $(sort $(shell sed -n 's/^variant=//p' tests/scenarios/*.env))
+
+.PHONY: all deps tree patches kernel kernels initramfs run check checkpatch \
+	kernel-path tree-path clean
+
+all: check
+
+deps:
+	@scripts/deps.sh
+
+tree: deps
+	@scripts/tree.sh
+
+patches:
+	@scripts/patches.sh
+
+kernel: tree
+	@scripts/kernel.sh default
+
+kernels: tree
+	@for v in $(variants); do scripts/kernel.sh $$v || exit 1; done
+
+initramfs: kernel
+	@scripts/initramfs.sh
+
+run: initramfs
+	@scripts/run.sh "$$LEVEL" "$$CMD"
+
+check: kernels initramfs checkpatch
+	@scripts/check.sh
+
+checkpatch: tree
+	@scripts/checkpatch.sh
+
+kernel-path:
+	@source scripts/common.sh && echo "$$(kout default)/arch/x86/boot/bzImage"
+
+tree-path:
+	@source scripts/common.sh && echo "$$tree"
+
+clean:
+	@source scripts/common.sh && rm -rf "$$build"/{out-*,selftests,initramfs*,results,run}

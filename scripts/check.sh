@@ -1,0 +1,30 @@
+#!/bin/bash
+# Boot one guest per scenario and print the report.
+# Usage: check.sh [SCENARIO...]   (default: tests/scenarios/order)
+# Expects the tree, kernels and initramfs to be built (make check does that).
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+if [ $# -eq 0 ]; then
+	set -- $(grep -v '^#' "$top/tests/scenarios/order")
+	for f in "$top"/tests/scenarios/*.env; do
+		f=${f##*/}
+		grep -qx "${f%.env}" "$top/tests/scenarios/order" ||
+			die "scenario ${f%.env} is not listed in tests/scenarios/order"
+	done
+fi
+results=${LOCKDOWN_RESULTS:-$build/results}
+rm -rf "$results"
+mkdir -p "$results"
+
+for sc in "$@"; do
+	env=$top/tests/scenarios/$sc.env
+	[ -f "$env" ] || die "no scenario $sc"
+	variant=default
+	eval "$(grep '^variant=' "$env" || true)"
+	start=$(date +%s.%N)
+	"$top/scripts/vm.sh" "$env" "$results/$sc" "$(kout "$variant")/arch/x86/boot/bzImage" || true
+	printf '%s %.1f\n' "$sc" "$(echo "$(date +%s.%N) - $start" | bc)" >>"$results/boot-times"
+done
+log "boot times (s): $(tr '\n' ' ' <"$results/boot-times")"
+"$top/scripts/report.py" "$results" "$@"

@@ -1,0 +1,16 @@
+#!/bin/bash
+# Run the tree's checkpatch.pl --strict over every patch of the series.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+bad=0
+for p in $(grep -v '^#' "$top/patches/series" | grep .); do
+	if out=$("$tree/scripts/checkpatch.pl" --strict --quiet --no-tree "$top/patches/$p" 2>&1); then
+		echo "ok   $p"
+	else
+		echo "FAIL $p"
+		echo "$out" | sed 's/^/     /'
+		bad=1
+	fi
+done
+exit $bad

@@ -1,0 +1,20 @@
+# Shared settings for the project's scripts; sourced, never run.
+# The build directory lives outside the repository and is shared by every
+# checkout on this machine, so CI reuses what a session has built.
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${LOCKDOWN_BUILD:-/var/tmp/kernel-lockdown}
+tree=$build/linux
+tarball=${LOCKDOWN_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+
+# Where each kind of build output goes, keyed by config variant.
+kout() { echo "$build/out-${1:-default}"; }
+
+die() { echo "${0##*/}: $*" >&2; exit 1; }
+log() { echo "==> $*" >&2; }
+
+# Identifies the series as applied: the series file and every patch in it.
+series_hash() {
+	(cd "$top/patches" && cat series $(grep -v '^#' series 2>/dev/null | grep .) 2>/dev/null) |
+		sha256sum | cut -d' ' -f1
+}

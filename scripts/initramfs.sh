@@ -1,0 +1,24 @@
+#!/bin/bash
+# Build the lockdown selftests static and pack them with busybox and the
+# guest init into $build/initramfs.cpio.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+out=$(kout default)
+st=$build/selftests
+stage=$build/initramfs
+mkdir -p "$st"
+
+# The selftests include the uapi headers of the tree under test.
+make -s -C "$tree" O="$out" headers >/dev/null
+make -s -C "$tree/tools/testing/selftests/lockdown" OUTPUT="$st" \
+	USERLDFLAGS=-static KHDR_INCLUDES="-isystem $out/usr/include" >&2
+
+rm -rf "$stage"
+mkdir -p "$stage"/{bin,dev,proc,sys,selftests}
+cp /bin/busybox "$stage/bin/busybox"
+install -m 755 "$top/tests/init" "$stage/init"
+install -m 755 "$top/tests/guest-tests" "$stage/bin/guest-tests"
+find "$st" -maxdepth 1 -type f -executable -exec cp {} "$stage/selftests/" \;
+(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$build/initramfs.cpio.new"
+mv "$build/initramfs.cpio.new" "$build/initramfs.cpio"

@@ -1,0 +1,34 @@
+#!/bin/bash
+# Build the guest kernel: tinyconfig + config fragments, merged with the tree's
+# merge_config.sh, checked, then built with ccache.
+# Usage: kernel.sh [VARIANT]   (VARIANT selects config/variant-VARIANT.config)
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+variant=${1:-default}
+out=$(kout "$variant")
+frags=("$top/config/guest.config")
+[ -f "$tree/tools/testing/selftests/lockdown/config" ] &&
+	frags+=("$tree/tools/testing/selftests/lockdown/config")
+[ "$variant" = default ] || frags+=("$top/config/variant-$variant.config")
+for f in "${frags[@]}"; do [ -f "$f" ] || die "missing fragment $f"; done
+
+mkdir -p "$out"
+export CCACHE_DIR=${CCACHE_DIR:-$build/ccache}
+kmake() { make -C "$tree" O="$out" CC="ccache gcc" -j"$(nproc)" "$@"; }
+
+# Rebuild .config only when a fragment or the tree changed.
+stamp=$(cat "${frags[@]}" | sha256sum | cut -d' ' -f1)-$(git -C "$tree" rev-parse HEAD)
+if [ "$(cat "$out/config.stamp" 2>/dev/null)" != "$stamp" ]; then
+	log "configuring $variant"
+	kmake -s tinyconfig >/dev/null
+	KCONFIG_CONFIG="$out/.config" "$tree/scripts/kconfig/merge_config.sh" \
+		-m -O "$out" "$out/.config" "${frags[@]}" >/dev/null
+	kmake -s olddefconfig >/dev/null
+	"$top/scripts/config-check.sh" "$out/.config" "${frags[@]}"
+	echo "$stamp" >"$out/config.stamp"
+fi
+
+log "building $variant kernel in $out"
+kmake -s bzImage 2>&1 | grep -v '^  ' >&2 || true
+[ "${PIPESTATUS[0]}" = 0 ] || die "kernel build failed"

@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Read the logs of every scenario's boot and print the report.
+
+Each scenario directory holds results.log (TAP from the results port, framed
+by "# LDT-SUITE" lines, ending in "LDT-EXIT <rc>") and console.log (the
+kernel console, with KTAP from KUnit when built in).  A missing exit line,
+a plan that was not completed, a suite that failed without a failing test,
+or a kernel splat on the console each count as a failure of their own.
+
+Usage: report.py RESULTS_DIR SCENARIO...
+"""
+
+import os
+import re
+import sys
+
+SPLAT = re.compile(r'(WARNING:|BUG:|Oops|KASAN:|UBSAN:|general protection fault|'
+                   r'Kernel panic|possible circular locking|INFO: task .* blocked)')
+RESULT = re.compile(r'^(not ok|ok) (\d+) (\S+)(.*)$')
+KTAP_SUBTEST = re.compile(r'^\s+(not ok|ok) \d+ (\S+)(.*)$')
+
+
+def read(path):
+    try:
+        with open(path, errors='replace') as f:
+            return f.read().replace('\r', '').splitlines()
+    except FileNotFoundError:
+        return []
+
+
+def outcome(status, rest):
+    if status == 'ok' and re.search(r'#\s*SKIP', rest, re.I):
+        return 'skip'
+    return 'pass' if status == 'ok' else 'fail'
+
+
+def parse_results(lines):
+    """Yield (case, outcome, note) for one scenario's results port."""
+    suite, exit_rc = None, None
+    for line in lines + ['# LDT-END']:
+        if line.startswith('# LDT-SUITE-EXIT '):
+            _, _, name, rc = line.split()
+            suite['rc'] = rc
+        elif line.startswith('# LDT-SUITE ') or line == '# LDT-END':
+            if suite:
+                yield from close_suite(suite)
+            suite = {'name': line.split()[-1], 'plan': 0, 'seen': 0,
+                     'failed': 0, 'rc': None}
+        elif line.startswith('LDT-EXIT '):
+            exit_rc = line.split()[1]
+        elif suite and re.match(r'^1\.\.\d+$', line):
+            suite['plan'] = int(line[3:])
+        elif suite and RESULT.match(line):
+            m = RESULT.match(line)
+            res = outcome(m.group(1), m.group(4))
+            suite['seen'] += 1
+            suite['failed'] += res == 'fail'
+            yield (m.group(3), res, m.group(4).strip(' #'))
+    if exit_rc is None:
+        yield ('guest.exit', 'fail', 'no LDT-EXIT line: guest hung, panicked or timed out')
+
+
+def close_suite(suite):
+    """A suite must finish its plan and exit 0 unless a test said why not."""
+    name = suite['name']
+    if suite['seen'] < suite['plan'] or suite['rc'] is None:
+        yield (name + '.complete', 'fail',
+               f"{suite['seen']} of {suite['plan']} results, exit {suite['rc']}: suite died")
+    elif suite['rc'] != '0' and not suite['failed']:
+        yield (name + '.exit', 'fail', f"exit status {suite['rc']} without a failed test")
+
+
+def parse_console(lines):
+    """Yield KUnit (KTAP) results and kernel splats from the console."""
+    suite = None
+    for line in lines:
+        text = re.sub(r'^\[\s*\d+\.\d+\]\s?', '', line)
+        if SPLAT.search(text):
+            yield ('kernel.console', 'fail', text.strip())
+        m = re.match(r'^\s+# Subtest: (\S+)', text)
+        if m:
+            suite = m.group(1)
+            continue
+        m = KTAP_SUBTEST.match(text)
+        if m and suite:
+            yield (f'kunit.{suite}.{m.group(2)}', outcome(m.group(1), m.group(3)),
+                   m.group(3).strip(' #'))
+        elif RESULT.match(text):
+            suite = None
+
+
+def main():
+    top, scenarios = sys.argv[1], sys.argv[2:]
+    table, counts, order = {}, {'pass': 0, 'fail': 0, 'skip': 0}, []
+    for sc in scenarios:
+        d = os.path.join(top, sc)
+        results = list(parse_results(read(os.path.join(d, 'results.log'))))
+        results += list(parse_console(read(os.path.join(d, 'console.log'))))
+        for case, res, note in results:
+            counts[res] += 1
+            mark = {'pass': 'ok  ', 'fail': 'FAIL', 'skip': 'skip'}[res]
+            print(f'{mark} {sc:<24} {case}' + (f'  # {note}' if res != 'pass' and note else ''))
+            if case not in table:
+                table[case] = {}
+                order.append(case)
+            prev = table[case].get(sc)
+            table[case][sc] = res if prev in (None, 'pass') or res == 'fail' else prev
+
+    width = max([len(c) for c in order] + [10])
+    cols = [max(len(s), 4) for s in scenarios]
+    print()
+    print(' ' * width + '  ' + '  '.join(s.rjust(w) for s, w in zip(scenarios, cols)))
+    for case in order:
+        cells = [{'pass': 'ok', 'fail': 'FAIL', 'skip': 'skip', None: '-'}[table[case].get(s)]
+                 for s in scenarios]
+        print(case.ljust(width) + '  ' + '  '.join(c.rjust(w) for c, w in zip(cells, cols)))
+    print()
+    line = f"{counts['pass']} passed, {counts['fail']} failed"
+    if counts['skip']:
+        line += f", {counts['skip']} skipped"
+    print(line)
+    return 1 if counts['fail'] or not counts['pass'] else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,29 @@
+#!/bin/bash
+# Boot the guest at LEVEL; run CMD in it and power off, or, without CMD,
+# give an interactive shell on the serial console (Ctrl-a x quits QEMU).
+# Usage: run.sh LEVEL [CMD]
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+level=${1:-none} cmd=${2:-}
+case $level in
+none) cmdline="" ;;
+integrity | confidentiality) cmdline="lockdown=$level" ;;
+*) die "LEVEL must be none, integrity or confidentiality, not '$level'" ;;
+esac
+
+dir=$build/run
+mkdir -p "$dir"
+{
+	printf 'cmdline=%q\n' "quiet $cmdline"
+	printf 'cmd=%q\n' "$cmd"
+} >"$dir/run.env"
+
+if [ -z "$cmd" ]; then
+	exec "$top/scripts/vm.sh" -i "$dir/run.env" "$dir" "$(kout)/arch/x86/boot/bzImage"
+fi
+"$top/scripts/vm.sh" "$dir/run.env" "$dir" "$(kout)/arch/x86/boot/bzImage" || true
+# The command's output is on the console, after the kernel's own lines.
+sed -n '/^LDT-CMD-START$/,$p' "$dir/console.log" | tr -d '\r' | sed '1d'
+rc=$(tr -d '\r' <"$dir/results.log" | sed -n 's/^LDT-EXIT //p')
+exit "${rc:-255}"

@@ -1,0 +1,60 @@
+#!/bin/bash
+# Boot the guest once. The job for the guest is the env file given: it is
+# packed into a small cpio appended to the initramfs, as /scenario.env.
+# Console (ttyS0) goes to stdout or to DIR/console.log, the results port
+# (ttyS1) to DIR/results.log.
+# Usage: vm.sh [-i] [-n] ENVFILE DIR KERNEL
+#   -i  interactive: console on this terminal
+#   -n  dry run: print the QEMU command line and exit
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+interactive=0 dry=0
+while getopts in o; do
+	case $o in
+	i) interactive=1 ;;
+	n) dry=1 ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+env=$1 dir=$2 kernel=$3
+
+mkdir -p "$dir"
+cmdline=""
+. "$env"
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+cp "$env" "$stage/scenario.env"
+(cd "$stage" && echo scenario.env | cpio -o -H newc --quiet) >"$dir/job.cpio"
+cat "$build/initramfs.cpio" "$dir/job.cpio" >"$dir/initrd.cpio"
+
+if [ -n "${LOCKDOWN_KVM:-}" ]; then
+	accel=(-accel kvm -cpu host)
+else
+	accel=(-accel tcg -cpu max)
+fi
+if [ $interactive = 1 ]; then
+	console=(-serial mon:stdio)
+else
+	console=(-serial "file:$dir/console.log")
+fi
+qemu=(qemu-system-x86_64 -nodefaults -no-reboot -machine pc "${accel[@]}"
+	-smp 2 -m 512 -display none
+	"${console[@]}" -serial "file:$dir/results.log"
+	-kernel "$kernel" -initrd "$dir/initrd.cpio"
+	-append "console=ttyS0 panic=-1 $cmdline")
+if [ $dry = 1 ]; then
+	printf '%q ' "${qemu[@]}"; echo
+	exit 0
+fi
+
+rm -f "$dir/console.log" "$dir/results.log"
+timeout=${LOCKDOWN_TIMEOUT:-180}
+fg=(); [ $interactive = 1 ] && fg=(--foreground)
+set +e
+timeout "${fg[@]}" "$timeout" "${qemu[@]}"
+rc=$?
+set -e
+[ $rc = 124 ] && echo "vm.sh: guest timed out after ${timeout}s" >&2
+exit $rc
