@@ -12,6 +12,7 @@ Usage: report.py RESULTS_DIR SCENARIO...
 
 import os
 import re
+import shlex
 import sys
 
 SPLAT = re.compile(r'(WARNING:|BUG:|Oops|KASAN:|UBSAN:|general protection fault|'
@@ -89,13 +90,25 @@ def parse_console(lines):
             suite = None
 
 
+def parse_expectations(env, console):
+    """The console lines a scenario promises (console_expect= in its env)."""
+    text = '\n'.join(console)
+    for line in env:
+        if line.startswith('console_expect='):
+            want = shlex.split(line[len('console_expect='):])[0]
+            yield ('console.expect', 'pass' if want in text else 'fail',
+                   f'console lacks: {want}')
+
+
 def main():
     top, scenarios = sys.argv[1], sys.argv[2:]
     table, counts, order = {}, {'pass': 0, 'fail': 0, 'skip': 0}, []
     for sc in scenarios:
         d = os.path.join(top, sc)
         results = list(parse_results(read(os.path.join(d, 'results.log'))))
-        results += list(parse_console(read(os.path.join(d, 'console.log'))))
+        console = read(os.path.join(d, 'console.log'))
+        results += list(parse_console(console))
+        results += list(parse_expectations(read(os.path.join(d, 'scenario.env')), console))
         for case, res, note in results:
             counts[res] += 1
             mark = {'pass': 'ok  ', 'fail': 'FAIL', 'skip': 'skip'}[res]

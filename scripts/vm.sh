@@ -26,6 +26,7 @@ cmdline=""
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 cp "$env" "$stage/scenario.env"
+cp "$env" "$dir/scenario.env"
 (cd "$stage" && echo scenario.env | cpio -o -H newc --quiet) >"$dir/job.cpio"
 cat "$build/initramfs.cpio" "$dir/job.cpio" >"$dir/initrd.cpio"
 
