@@ -23,7 +23,7 @@ if [ -z "$cmd" ]; then
 	exec "$top/scripts/vm.sh" -i "$dir/run.env" "$dir" "$(kout)/arch/x86/boot/bzImage"
 fi
 "$top/scripts/vm.sh" "$dir/run.env" "$dir" "$(kout)/arch/x86/boot/bzImage" || true
-# The command's output is on the console, after the kernel's own lines.
-sed -n '/^LDT-CMD-START$/,$p' "$dir/console.log" | tr -d '\r' | sed '1d'
+# The command's output came over the results port, apart from the kernel's.
+tr -d '\r' <"$dir/results.log" | grep -v '^LDT-EXIT '
 rc=$(tr -d '\r' <"$dir/results.log" | sed -n 's/^LDT-EXIT //p')
 exit "${rc:-255}"
