@@ -15,7 +15,9 @@ make -s -C "$tree/tools/testing/selftests/lockdown" OUTPUT="$st" \
 	USERLDFLAGS=-static KHDR_INCLUDES="-isystem $out/usr/include" >&2
 
 rm -rf "$stage"
-mkdir -p "$stage"/{bin,dev,proc,sys,selftests}
+mkdir -p "$stage"/{bin,boot,dev,proc,sys,selftests}
+# kexec_file_load tests load the guest's own (unsigned) kernel.
+cp "$out/arch/x86/boot/bzImage" "$stage/boot/bzImage"
 cp /bin/busybox "$stage/bin/busybox"
 install -m 755 "$top/tests/init" "$stage/init"
 install -m 755 "$top/tests/guest-tests" "$stage/bin/guest-tests"

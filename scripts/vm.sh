@@ -42,7 +42,8 @@ else
 fi
 qemu=(qemu-system-x86_64 -nodefaults -no-reboot -machine pc "${accel[@]}"
 	-smp 2 -m 512 -display none
-	"${console[@]}" -serial "file:$dir/results.log"
+	"${console[@]}" -serial "file:$dir/results.log" -serial null
+	-device pci-testdev
 	-kernel "$kernel" -initrd "$dir/initrd.cpio"
 	-append "console=ttyS0 panic=-1 $cmdline")
 if [ $dry = 1 ]; then
