@@ -8,7 +8,7 @@ export LEVEL CMD
 variants := default $(sort $(shell sed -n 's/^variant=//p' tests/scenarios/*.env))
 
 .PHONY: all deps tree patches kernel kernels initramfs run check checkpatch \
-	kernel-path tree-path clean
+	manlint kernel-path tree-path clean
 
 all: check
 
@@ -33,11 +33,14 @@ initramfs: kernel
 run: initramfs
 	@scripts/run.sh "$$LEVEL" "$$CMD"
 
-check: kernels initramfs checkpatch
+check: kernels initramfs checkpatch manlint
 	@scripts/check.sh
 
 checkpatch: tree
 	@scripts/checkpatch.sh
+
+manlint: tree
+	@scripts/manlint.sh
 
 kernel-path:
 	@source scripts/common.sh && echo "$$(kout default)/arch/x86/boot/bzImage"
@@ -47,3 +50,10 @@ tree-path:
 
 clean:
 	@source scripts/common.sh && rm -rf "$$build"/{out-*,selftests,initramfs*,results,run}
+
+# The man page: make install-man [DESTDIR=/staging] [PREFIX=/usr/local]
+PREFIX ?= /usr/local
+.PHONY: install-man
+install-man:
+	install -D -m 644 man/kernel_lockdown.7 \
+		"$(DESTDIR)$(PREFIX)/share/man/man7/kernel_lockdown.7"

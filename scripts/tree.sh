@@ -38,6 +38,10 @@ apply_series() {
 		git diff HEAD >"$save"
 		log "uncommitted changes in the tree saved to $save"
 	fi
+	# Commits not yet in patches/ survive on a branch.
+	if [ "$(git rev-parse HEAD)" != "$(git rev-parse baseline)" ]; then
+		git branch -f "saved/$(date +%Y%m%d-%H%M%S)" HEAD
+	fi
 	git reset -q --hard baseline
 	git clean -q -fdx
 	local n=0 p
