@@ -37,7 +37,7 @@ def outcome(status, rest):
 
 def parse_results(lines):
     """Yield (case, outcome, note) for one scenario's results port."""
-    suite, exit_rc = None, None
+    suite, exit_rc, seen_any, failed_any = None, None, False, False
     for line in lines + ['# LDT-END']:
         if line.startswith('# LDT-SUITE-EXIT '):
             _, _, name, rc = line.split()
@@ -45,6 +45,7 @@ def parse_results(lines):
         elif line.startswith('# LDT-SUITE ') or line == '# LDT-END':
             if suite:
                 yield from close_suite(suite)
+            seen_any = seen_any or line != '# LDT-END'
             suite = {'name': line.split()[-1], 'plan': 0, 'seen': 0,
                      'failed': 0, 'rc': None}
         elif line.startswith('LDT-EXIT '):
@@ -56,9 +57,15 @@ def parse_results(lines):
             res = outcome(m.group(1), m.group(4))
             suite['seen'] += 1
             suite['failed'] += res == 'fail'
+            failed_any = failed_any or res == 'fail'
             yield (m.group(3), res, m.group(4).strip(' #'))
     if exit_rc is None:
         yield ('guest.exit', 'fail', 'no LDT-EXIT line: guest hung, panicked or timed out')
+    elif not seen_any:
+        # A scenario that runs a command instead of suites: its status decides.
+        yield ('guest.cmd', 'pass' if exit_rc == '0' else 'fail', f'exit status {exit_rc}')
+    elif exit_rc != '0' and not failed_any:
+        yield ('guest.exit', 'fail', f'exit status {exit_rc} without a failed test')
 
 
 def close_suite(suite):
