@@ -8,7 +8,7 @@ export LEVEL CMD
 variants := default $(sort $(shell sed -n 's/^variant=//p' tests/scenarios/*.env))
 
 .PHONY: all deps tree patches kernel kernels initramfs run check checkpatch \
-	manlint kernel-path tree-path clean
+	manlint bench kernel-path tree-path clean
 
 all: check
 
@@ -41,6 +41,9 @@ checkpatch: tree
 
 manlint: tree
 	@scripts/manlint.sh
+
+bench: kernel initramfs
+	@scripts/bench.sh
 
 kernel-path:
 	@source scripts/common.sh && echo "$$(kout default)/arch/x86/boot/bzImage"

@@ -21,6 +21,13 @@ cp "$out/arch/x86/boot/bzImage" "$stage/boot/bzImage"
 cp /bin/busybox "$stage/bin/busybox"
 install -m 755 "$top/tests/init" "$stage/init"
 install -m 755 "$top/tests/guest-tests" "$stage/bin/guest-tests"
+# Modules for the signature tests: signed by modules_install, and as built.
+mods=$(mktemp -d)
+make -s -C "$tree" O="$out" INSTALL_MOD_PATH="$mods" modules_install >/dev/null
+mkdir -p "$stage/modules/signed" "$stage/modules/unsigned"
+find "$mods" -name '*.ko' -exec cp {} "$stage/modules/signed/" \;
+cp "$out/lib/test_module.ko" "$stage/modules/unsigned/"
+rm -rf "$mods"
 find "$st" -maxdepth 1 -type f -executable -exec cp {} "$stage/selftests/" \;
 (cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$build/initramfs.cpio.new"
 mv "$build/initramfs.cpio.new" "$build/initramfs.cpio"

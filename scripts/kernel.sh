@@ -13,6 +13,22 @@ frags=("$top/config/guest.config")
 [ "$variant" = default ] || frags+=("$top/config/variant-$variant.config")
 for f in "${frags[@]}"; do [ -f "$f" ] || die "missing fragment $f"; done
 
+# One module signing key for every kernel built here, so that a module
+# signed once (the initramfs carries one set) verifies on every variant.
+key=$build/keys/signing_key.pem
+if [ ! -f "$key" ]; then
+	mkdir -p "${key%/*}"
+	openssl req -new -nodes -utf8 -sha256 -days 36500 -batch -x509 \
+		-subj "/CN=kernel-lockdown test build key" \
+		-addext "basicConstraints=critical,CA:FALSE" \
+		-addext "keyUsage=digitalSignature" \
+		-addext "subjectKeyIdentifier=hash" \
+		-outform PEM -out "$key.tmp" -keyout "$key.tmp" 2>/dev/null
+	mv "$key.tmp" "$key"
+fi
+echo "CONFIG_MODULE_SIG_KEY=\"$key\"" >"$build/keys/key.config"
+frags+=("$build/keys/key.config")
+
 mkdir -p "$out"
 export CCACHE_DIR=${CCACHE_DIR:-$build/ccache}
 kmake() { make -C "$tree" O="$out" CC="ccache gcc" -j"$(nproc)" "$@"; }
@@ -30,5 +46,8 @@ if [ "$(cat "$out/config.stamp" 2>/dev/null)" != "$stamp" ]; then
 fi
 
 log "building $variant kernel in $out"
-kmake -s bzImage 2>&1 | grep -v '^  ' >&2 || true
-[ "${PIPESTATUS[0]}" = 0 ] || die "kernel build failed"
+if ! kmake -s bzImage modules >"$out/build.log" 2>&1; then
+	tail -n 40 "$out/build.log" >&2
+	die "kernel build failed: $out/build.log"
+fi
+grep -i 'warning:' "$out/build.log" >&2 || true
