@@ -8,7 +8,7 @@ export LEVEL CMD
 variants := default $(sort $(shell sed -n 's/^variant=//p' tests/scenarios/*.env))
 
 .PHONY: all deps tree patches kernel kernels initramfs run check checkpatch \
-	manlint bench kernel-path tree-path clean
+	manlint bench readme kernel-path tree-path clean
 
 all: check
 
@@ -42,6 +42,9 @@ checkpatch: tree
 manlint: tree
 	@scripts/manlint.sh
 
+readme:
+	@scripts/readme.sh
+
 bench: kernel initramfs
 	@scripts/bench.sh
 
@@ -52,7 +55,7 @@ tree-path:
 	@source scripts/common.sh && echo "$$tree"
 
 clean:
-	@source scripts/common.sh && rm -rf "$$build"/{out-*,selftests,initramfs*,results,run}
+	@source scripts/common.sh && rm -rf "$$build"/{out-*,selftests,initramfs*,results,run,bench.config}
 
 # The man page: make install-man [DESTDIR=/staging] [PREFIX=/usr/local]
 PREFIX ?= /usr/local

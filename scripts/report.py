@@ -107,6 +107,17 @@ def parse_expectations(env, console):
                    f'console lacks: {want}')
 
 
+def write_markdown(path, table, order, scenarios):
+    """The same matrix as a markdown table, for make readme."""
+    mark = {'pass': 'ok', 'fail': '**FAIL**', 'skip': 'skip', None: ''}
+    with open(path, 'w') as f:
+        f.write('| test | ' + ' | '.join(scenarios) + ' |\n')
+        f.write('|---|' + '---|' * len(scenarios) + '\n')
+        for case in order:
+            cells = [mark[table[case].get(s)] for s in scenarios]
+            f.write(f'| `{case}` | ' + ' | '.join(cells) + ' |\n')
+
+
 def main():
     top, scenarios = sys.argv[1], sys.argv[2:]
     table, counts, order = {}, {'pass': 0, 'fail': 0, 'skip': 0}, []
@@ -134,6 +145,7 @@ def main():
         cells = [{'pass': 'ok', 'fail': 'FAIL', 'skip': 'skip', None: '-'}[table[case].get(s)]
                  for s in scenarios]
         print(case.ljust(width) + '  ' + '  '.join(c.rjust(w) for c, w in zip(cells, cols)))
+    write_markdown(os.path.join(top, 'matrix.md'), table, order, scenarios)
     print()
     line = f"{counts['pass']} passed, {counts['fail']} failed"
     if counts['skip']:
