@@ -8,7 +8,7 @@ export LEVEL CMD
 variants := default $(sort $(shell sed -n 's/^variant=//p' tests/scenarios/*.env))
 
 .PHONY: all deps tree patches kernel kernels initramfs run check checkpatch \
-	manlint bench readme kernel-path tree-path clean
+	manlint bench readme check-build kernel-path tree-path clean
 
 all: check
 
@@ -44,6 +44,9 @@ manlint: tree
 
 readme:
 	@scripts/readme.sh
+
+check-build: kernel
+	@scripts/check-build.sh
 
 bench: kernel initramfs
 	@scripts/bench.sh

@@ -3,6 +3,8 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
+# From the tree: checkpatch caches CamelCase words in the git tree it runs in.
+cd "$tree"
 bad=0
 for p in $(grep -v '^#' "$top/patches/series" | grep .); do
 	if out=$("$tree/scripts/checkpatch.pl" --strict --quiet --no-tree "$top/patches/$p" 2>&1); then
