@@ -38,4 +38,14 @@ for r in $reasons; do
 done
 [ ${#missing[@]} -eq 0 ] || die "reasons missing from the page: ${missing[*]}"
 
-echo "manlint: ok ($(wc -w <<<"$reasons") reasons)"
+# 4. The admin guide of the series builds without a docutils warning.
+rst=$tree/Documentation/admin-guide/LSM/lockdown.rst
+rstnote="no admin guide in this tree"
+if [ -f "$rst" ]; then
+	out=$(python3 -m docutils --halt=warning "$rst" /dev/null 2>&1) ||
+		die "docutils: $rst:"$'\n'"$out"
+	[ -z "$out" ] || die "docutils warnings: $rst:"$'\n'"$out"
+	rstnote="admin guide ok"
+fi
+
+echo "manlint: ok ($(wc -w <<<"$reasons") reasons, $rstnote)"
