@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$tree"
 bad=0
 for p in $(grep -v '^#' "$top/patches/series" | grep .); do
-	if out=$("$tree/scripts/checkpatch.pl" --strict --quiet --no-tree "$top/patches/$p" 2>&1); then
+	# On stdin: given a path git tracks, checkpatch lints it as a source file.
+	if out=$("$tree/scripts/checkpatch.pl" --strict --quiet --no-tree - <"$top/patches/$p" 2>&1); then
 		echo "ok   $p"
 	else
 		echo "FAIL $p"

@@ -150,6 +150,8 @@ def main():
     line = f"{counts['pass']} passed, {counts['fail']} failed"
     if counts['skip']:
         line += f", {counts['skip']} skipped"
+    with open(os.path.join(top, 'matrix.md'), 'a') as f:
+        f.write(f'\nThat run: {line}.\n')
     print(line)
     return 1 if counts['fail'] or not counts['pass'] else 0
 
