@@ -18,6 +18,9 @@ rm -rf "$stage"
 mkdir -p "$stage"/{bin,boot,dev,proc,sys,selftests}
 # kexec_file_load tests load the guest's own (unsigned) kernel.
 cp "$out/arch/x86/boot/bzImage" "$stage/boot/bzImage"
+# ... and the same kernel PE-signed with the key every kernel here trusts.
+sbsign --key "$build/keys/signing_key.pem" --cert "$build/keys/signing_key.pem" \
+	--output "$stage/boot/bzImage.signed" "$out/arch/x86/boot/bzImage" 2>/dev/null
 cp /bin/busybox "$stage/bin/busybox"
 install -m 755 "$top/tests/init" "$stage/init"
 install -m 755 "$top/tests/guest-tests" "$stage/bin/guest-tests"
