@@ -38,8 +38,12 @@ apply_series() {
 		git diff HEAD >"$save"
 		log "uncommitted changes in the tree saved to $save"
 	fi
-	# Commits not yet in patches/ survive on a branch.
-	if [ "$(git rev-parse HEAD)" != "$(git rev-parse baseline)" ]; then
+	# Commits not yet in patches/ survive on a branch: HEAD is neither the
+	# baseline nor the series as this script last applied it.
+	local head last
+	head=$(git rev-parse HEAD)
+	last=$(cut -d' ' -f2 "$build/tree.stamp" 2>/dev/null || true)
+	if [ "$head" != "$(git rev-parse baseline)" ] && [ "$head" != "$last" ]; then
 		git branch -f "saved/$(date +%Y%m%d-%H%M%S)" HEAD
 	fi
 	git reset -q --hard baseline
