@@ -21,7 +21,7 @@ shift $((OPTIND - 1))
 env=$1 dir=$2 kernel=$3
 
 mkdir -p "$dir"
-cmdline=""
+cmdline="" keyboard=0
 . "$env"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
@@ -45,6 +45,7 @@ qemu=(qemu-system-x86_64 -nodefaults -no-reboot -machine pc "${accel[@]}"
 	-smp 2 -m 512 -display none
 	"${console[@]}" -serial "file:$dir/results.log" -serial null
 	-device pci-testdev
+	-monitor "unix:$dir/monitor.sock,server=on,wait=off"
 	-kernel "$kernel" -initrd "$dir/initrd.cpio"
 	-append "console=ttyS0 panic=-1 $cmdline")
 if [ $dry = 1 ]; then
@@ -52,12 +53,21 @@ if [ $dry = 1 ]; then
 	exit 0
 fi
 
-rm -f "$dir/console.log" "$dir/results.log"
+rm -f "$dir/console.log" "$dir/results.log" "$dir/monitor.sock"
+# keyboard=1: a test presses keys on the guest's PS/2 keyboard through the
+# QEMU monitor (sendkeys.py), as a person at the machine would.
+keys=
+if [ "$keyboard" = 1 ]; then
+	python3 "$top/scripts/sendkeys.py" "$dir/results.log" \
+		"$dir/monitor.sock" 2>"$dir/sendkeys.log" &
+	keys=$!
+fi
 timeout=${LOCKDOWN_TIMEOUT:-180}
 fg=(); [ $interactive = 1 ] && fg=(--foreground)
 set +e
 timeout "${fg[@]}" "$timeout" "${qemu[@]}"
 rc=$?
+[ -n "$keys" ] && kill "$keys" 2>/dev/null; wait
 set -e
 [ $rc = 124 ] && echo "vm.sh: guest timed out after ${timeout}s" >&2
 exit $rc
