@@ -2,8 +2,17 @@
 # Boot one guest per scenario and print the report.
 # Usage: check.sh [SCENARIO...]   (default: tests/scenarios/order)
 # Expects the tree, kernels and initramfs to be built (make check does that).
+# With LOCKDOWN_VARIANT=V (make check-debug), every scenario that runs on the
+# default kernel runs on variant V's kernel and initramfs instead; those
+# made for another variant are left out.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+
+scenario_variant() {
+	local variant=default
+	eval "$(grep '^variant=' "$top/tests/scenarios/$1.env" || true)"
+	echo "$variant"
+}
 
 if [ $# -eq 0 ]; then
 	set -- $(grep -v '^#' "$top/tests/scenarios/order")
@@ -12,16 +21,24 @@ if [ $# -eq 0 ]; then
 		grep -qx "${f%.env}" "$top/tests/scenarios/order" ||
 			die "scenario ${f%.env} is not listed in tests/scenarios/order"
 	done
+	if [ -n "${LOCKDOWN_VARIANT:-}" ]; then
+		keep=()
+		for sc; do
+			[ "$(scenario_variant "$sc")" = default ] && keep+=("$sc")
+		done
+		set -- "${keep[@]}"
+	fi
 fi
-results=${LOCKDOWN_RESULTS:-$build/results}
+suffix=${LOCKDOWN_VARIANT:+-$LOCKDOWN_VARIANT}
+results=${LOCKDOWN_RESULTS:-$build/results$suffix}
 rm -rf "$results"
 mkdir -p "$results"
 
 for sc in "$@"; do
 	env=$top/tests/scenarios/$sc.env
 	[ -f "$env" ] || die "no scenario $sc"
-	variant=default
-	eval "$(grep '^variant=' "$env" || true)"
+	variant=$(scenario_variant "$sc")
+	[ -n "${LOCKDOWN_VARIANT:-}" ] && variant=$LOCKDOWN_VARIANT
 	start=$(date +%s.%N)
 	"$top/scripts/vm.sh" "$env" "$results/$sc" "$(kout "$variant")/arch/x86/boot/bzImage" || true
 	printf '%s %.1f\n' "$sc" "$(echo "$(date +%s.%N) - $start" | bc)" >>"$results/boot-times"

@@ -18,3 +18,14 @@ series_hash() {
 	(cd "$top/patches" && cat series $(grep -v '^#' series 2>/dev/null | grep .) 2>/dev/null) |
 		sha256sum | cut -d' ' -f1
 }
+
+# The initramfs a kernel variant boots with.  It carries modules, which load
+# only into the kernel they were built with when the variant changes the
+# module ABI (the debug variant's lockdep does): such a variant gets its own.
+initramfs_path() {
+	if [ "${1:-default}" = default ]; then
+		echo "$build/initramfs.cpio"
+	else
+		echo "$build/initramfs-$1.cpio"
+	fi
+}

@@ -1,12 +1,16 @@
 #!/bin/bash
 # Build the lockdown selftests static and pack them with busybox and the
-# guest init into $build/initramfs.cpio.
+# guest init into an initramfs: $build/initramfs.cpio for the default kernel,
+# $build/initramfs-VARIANT.cpio for a VARIANT whose modules differ (debug).
+# Usage: initramfs.sh [VARIANT]
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-out=$(kout default)
+variant=${1:-default}
+out=$(kout "$variant")
 st=$build/selftests
-stage=$build/initramfs
+stage=$build/initramfs-$variant
+cpio=$(initramfs_path "$variant")
 mkdir -p "$st"
 
 # The selftests include the uapi headers of the tree under test.
@@ -32,5 +36,5 @@ find "$mods" -name '*.ko' -exec cp {} "$stage/modules/signed/" \;
 cp "$out/lib/test_module.ko" "$stage/modules/unsigned/"
 rm -rf "$mods"
 find "$st" -maxdepth 1 -type f -executable -exec cp {} "$stage/selftests/" \;
-(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$build/initramfs.cpio.new"
-mv "$build/initramfs.cpio.new" "$build/initramfs.cpio"
+(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$cpio.new"
+mv "$cpio.new" "$cpio"

@@ -29,7 +29,9 @@ cp "$env" "$stage/scenario.env"
 cp "$env" "$dir/scenario.env"
 (cd "$stage" && echo scenario.env | cpio -o -H newc --quiet) >"$dir/job.cpio"
 # LOCKDOWN_EXTRA_CPIO: more files for this boot only (make bench's module).
-cat "$build/initramfs.cpio" ${LOCKDOWN_EXTRA_CPIO:-} "$dir/job.cpio" >"$dir/initrd.cpio"
+# LOCKDOWN_VARIANT: boot with that variant's initramfs (its own modules).
+cat "$(initramfs_path "${LOCKDOWN_VARIANT:-default}")" ${LOCKDOWN_EXTRA_CPIO:-} \
+	"$dir/job.cpio" >"$dir/initrd.cpio"
 
 if [ -n "${LOCKDOWN_KVM:-}" ]; then
 	accel=(-accel kvm -cpu host)
