@@ -8,7 +8,8 @@ export LEVEL CMD
 variants := default $(sort $(shell sed -n 's/^variant=//p' tests/scenarios/*.env))
 
 .PHONY: all deps tree patches kernel kernels initramfs run check checkpatch \
-	manlint bench readme check-build kernel-path tree-path clean
+	manlint bench readme check-build check-debug check-all kernel-path \
+	tree-path clean
 
 all: check
 
@@ -35,6 +36,16 @@ run: initramfs
 
 check: kernels initramfs checkpatch manlint
 	@scripts/check.sh
+
+# The default kernel's scenarios again, on a kernel with KASAN, UBSAN,
+# lockdep, KFENCE and DEBUG_ATOMIC_SLEEP (config/variant-debug.config).
+check-debug: tree checkpatch
+	@scripts/kernel.sh debug
+	@scripts/initramfs.sh debug
+	@LOCKDOWN_VARIANT=debug LOCKDOWN_TIMEOUT=$${LOCKDOWN_TIMEOUT:-900} scripts/check.sh
+
+# Everything CI runs.
+check-all: check check-debug check-build
 
 checkpatch: tree
 	@scripts/checkpatch.sh

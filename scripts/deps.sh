@@ -3,10 +3,10 @@
 set -euo pipefail
 
 pkgs=(
-	linux-source-6.1
+	linux-source-6.1 linux-config-6.1
 	build-essential bc bison flex libelf-dev libssl-dev dwarves kmod cpio
 	xz-utils rsync python3 git perl openssl ccache
-	qemu-system-x86 busybox-static
+	qemu-system-x86 ovmf busybox-static
 	groff mandoc python3-docutils
 	sbsigntool ima-evm-utils
 )

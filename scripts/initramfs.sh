@@ -25,6 +25,13 @@ cp "$out/arch/x86/boot/bzImage" "$stage/boot/bzImage"
 # ... and the same kernel PE-signed with the key every kernel here trusts.
 sbsign --key "$build/keys/signing_key.pem" --cert "$build/keys/signing_key.pem" \
 	--output "$stage/boot/bzImage.signed" "$out/arch/x86/boot/bzImage" 2>/dev/null
+# ... and, for the IMA tests, its security.ima signature by the same key
+# (evmctl), with the key's certificate to load into the .ima keyring.
+evmctl ima_sign -a sha256 --key "$build/keys/signing_key.pem" -f \
+	"$stage/boot/bzImage" >/dev/null
+mv "$stage/boot/bzImage.sig" "$stage/boot/bzImage.ima-sig"
+openssl x509 -in "$build/keys/signing_key.pem" -outform DER \
+	-out "$stage/boot/ima-cert.der"
 cp /bin/busybox "$stage/bin/busybox"
 install -m 755 "$top/tests/init" "$stage/init"
 install -m 755 "$top/tests/guest-tests" "$stage/bin/guest-tests"

@@ -98,13 +98,18 @@ def parse_console(lines):
 
 
 def parse_expectations(env, console):
-    """The console lines a scenario promises (console_expect= in its env)."""
+    """What a scenario promises of its console: each console_expect= line
+    names a string that must appear on it, each console_reject= line one
+    that must not."""
     text = '\n'.join(console)
     for line in env:
-        if line.startswith('console_expect='):
-            want = shlex.split(line[len('console_expect='):])[0]
-            yield ('console.expect', 'pass' if want in text else 'fail',
-                   f'console lacks: {want}')
+        for key, must in (('console_expect=', True), ('console_reject=', False)):
+            if not line.startswith(key):
+                continue
+            want = shlex.split(line[len(key):])[0]
+            yield (key.replace('console_', 'console.').rstrip('='),
+                   'pass' if (want in text) == must else 'fail',
+                   f'console {"lacks" if must else "shows"}: {want}')
 
 
 def promised_cases(readme):

@@ -1,21 +1,30 @@
 #!/usr/bin/env python3
 """Press keys on the guest's PS/2 keyboard when a test asks for it.
 
-A guest test that needs a person at the keyboard prints
-'# LDT-SENDKEY KEY...' on the results port.  This watches the results log
-and sends each KEY, in order, as a QEMU monitor 'sendkey' command, which
-the emulated i8042 delivers like a real key press.  It runs beside QEMU
-until QEMU has gone (the monitor socket closes) or vm.sh stops it.
+A guest test that needs a person at the keyboard prints, on the results
+port, one of:
 
-Usage: sendkeys.py RESULTS_LOG MONITOR_SOCKET
+  # LDT-SENDKEY KEY...      press each KEY (QEMU key names), in order
+  # LDT-KDB CMD;CMD;...     press 'a', then type each CMD and Enter at
+                            each new kdb prompt on the console
+
+This watches the results log and answers with QEMU monitor 'sendkey'
+commands, which the emulated i8042 delivers like real key presses.  It runs
+beside QEMU until QEMU has gone (the monitor socket closes) or vm.sh stops
+it.
+
+Usage: sendkeys.py RESULTS_LOG CONSOLE_LOG MONITOR_SOCKET
 """
-import os
 import re
 import socket
 import sys
 import time
 
 REQUEST = re.compile(r'LDT-SENDKEY((?: [A-Za-z0-9_-]+)+)\s*$')
+KDB = re.compile(r'LDT-KDB ([ -~]+?)\s*$')
+PROMPT = 'kdb> '
+# The characters kdb commands use, as QEMU key names.
+KEYNAMES = {' ': 'spc', '_': 'shift-minus', '-': 'minus', '.': 'dot'}
 
 
 def connect(path, deadline):
@@ -41,17 +50,49 @@ def command(sock, line):
         seen += data
 
 
+def read(path):
+    try:
+        with open(path, errors='replace') as f:
+            return f.read()
+    except FileNotFoundError:
+        return ''
+
+
+def wait_prompts(console, count):
+    """Wait until the console shows at least @count kdb prompts."""
+    deadline = time.monotonic() + 120
+    while read(console).count(PROMPT) < count:
+        if time.monotonic() > deadline:
+            sys.exit(f'sendkeys: no kdb prompt #{count} on the console')
+        time.sleep(0.1)
+
+
+def kdb_session(sock, console, commands):
+    """Let the guest enter kdb, then type @commands, one per prompt."""
+    seen = read(console).count(PROMPT)
+    command(sock, 'sendkey a')
+    for i, cmd in enumerate(commands):
+        wait_prompts(console, seen + i + 1)
+        for ch in cmd:
+            command(sock, f'sendkey {KEYNAMES.get(ch, ch)} 20')
+            time.sleep(0.05)
+        command(sock, 'sendkey ret 20')
+
+
 def main():
-    log, path = sys.argv[1:3]
+    log, console, path = sys.argv[1:4]
     sock = connect(path, time.monotonic() + 30)
     command(sock, 'info status')          # eat the banner and first prompt
     done = 0
     while True:
-        lines = []
-        if os.path.exists(log):
-            with open(log, errors='replace') as f:
-                lines = f.read().split('\n')[:-1]
+        lines = read(log).split('\n')[:-1]
         for line in lines[done:]:
+            k = KDB.search(line)
+            if k:
+                print(f'sendkeys: kdb session {k.group(1)}', file=sys.stderr,
+                      flush=True)
+                kdb_session(sock, console, k.group(1).split(';'))
+                continue
             m = REQUEST.search(line)
             if not m:
                 continue

@@ -21,7 +21,7 @@ shift $((OPTIND - 1))
 env=$1 dir=$2 kernel=$3
 
 mkdir -p "$dir"
-cmdline="" keyboard=0
+cmdline="" keyboard=0 firmware=bios
 . "$env"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
@@ -43,7 +43,12 @@ if [ $interactive = 1 ]; then
 else
 	console=(-serial "file:$dir/console.log")
 fi
-qemu=(qemu-system-x86_64 -nodefaults -no-reboot -machine pc "${accel[@]}"
+# firmware=ovmf: boot through UEFI (OVMF), for what exists only there.
+fw=()
+if [ "$firmware" = ovmf ]; then
+	fw=(-bios /usr/share/ovmf/OVMF.fd)
+fi
+qemu=(qemu-system-x86_64 -nodefaults -no-reboot -machine pc "${accel[@]}" "${fw[@]}"
 	-smp 2 -m 512 -display none
 	"${console[@]}" -serial "file:$dir/results.log" -serial null
 	-device pci-testdev
@@ -60,7 +65,7 @@ rm -f "$dir/console.log" "$dir/results.log" "$dir/monitor.sock"
 # QEMU monitor (sendkeys.py), as a person at the machine would.
 keys=
 if [ "$keyboard" = 1 ]; then
-	python3 "$top/scripts/sendkeys.py" "$dir/results.log" \
+	python3 "$top/scripts/sendkeys.py" "$dir/results.log" "$dir/console.log" \
 		"$dir/monitor.sock" 2>"$dir/sendkeys.log" &
 	keys=$!
 fi
