@@ -21,7 +21,7 @@ shift $((OPTIND - 1))
 env=$1 dir=$2 kernel=$3
 
 mkdir -p "$dir"
-cmdline="" keyboard=0 firmware=bios
+cmdline="" keyboard=0 firmware=bios efivars= efivars_fresh=0
 . "$env"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
@@ -44,8 +44,17 @@ else
 	console=(-serial "file:$dir/console.log")
 fi
 # firmware=ovmf: boot through UEFI (OVMF), for what exists only there.
+# efivars=NAME keeps its EFI variables in $build/efivars-NAME.fd, from one
+# boot to the next; efivars_fresh=1 starts that store empty.
 fw=()
-if [ "$firmware" = ovmf ]; then
+if [ "$firmware" = ovmf ] && [ -n "$efivars" ]; then
+	store=$build/efivars-$efivars.fd
+	if [ "$efivars_fresh" = 1 ] || [ ! -f "$store" ]; then
+		cp /usr/share/OVMF/OVMF_VARS_4M.fd "$store"
+	fi
+	fw=(-drive "if=pflash,format=raw,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd"
+	    -drive "if=pflash,format=raw,file=$store")
+elif [ "$firmware" = ovmf ]; then
 	fw=(-bios /usr/share/ovmf/OVMF.fd)
 fi
 qemu=(qemu-system-x86_64 -nodefaults -no-reboot -machine pc "${accel[@]}" "${fw[@]}"
