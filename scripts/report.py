@@ -18,6 +18,9 @@ import sys
 SPLAT = re.compile(r'(WARNING:|BUG:|Oops|KASAN:|UBSAN:|general protection fault|'
                    r'Kernel panic|possible circular locking|INFO: task .* blocked)')
 RESULT = re.compile(r'^(not ok|ok) (\d+) (\S+)(.*)$')
+# kselftest_harness.h names the test on its RUN line; a skipped test's
+# result line ("ok 2 # SKIP reason") does not repeat the name.
+RUN = re.compile(r'^#\s+RUN\s+(\S+) \.\.\.$')
 KTAP_SUBTEST = re.compile(r'^\s+(not ok|ok) \d+ (\S+)(.*)$')
 
 
@@ -38,6 +41,7 @@ def outcome(status, rest):
 def parse_results(lines):
     """Yield (case, outcome, note) for one scenario's results port."""
     suite, exit_rc, seen_any, failed_any = None, None, False, False
+    running = '?'
     for line in lines + ['# LDT-END']:
         if line.startswith('# LDT-SUITE-EXIT '):
             _, _, name, rc = line.split()
@@ -52,13 +56,18 @@ def parse_results(lines):
             exit_rc = line.split()[1]
         elif suite and re.match(r'^1\.\.\d+$', line):
             suite['plan'] = int(line[3:])
+        elif suite and RUN.match(line):
+            running = RUN.match(line).group(1)
         elif suite and RESULT.match(line):
             m = RESULT.match(line)
-            res = outcome(m.group(1), m.group(4))
+            case, rest = m.group(3), m.group(4)
+            if case == '#':
+                case, rest = running, '# ' + rest
+            res = outcome(m.group(1), rest)
             suite['seen'] += 1
             suite['failed'] += res == 'fail'
             failed_any = failed_any or res == 'fail'
-            yield (m.group(3), res, m.group(4).strip(' #'))
+            yield (case, res, rest.strip(' #'))
     if exit_rc is None:
         yield ('guest.exit', 'fail', 'no LDT-EXIT line: guest hung, panicked or timed out')
     elif not seen_any:
