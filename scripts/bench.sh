@@ -3,8 +3,8 @@
 # config (the guest's, less our KUnit option) and booted in the same run.
 # Prints, each as ours / unpatched: kernel text size, build time from an
 # empty output directory with ccache off (everything compiled) and with
-# nothing to do, boot to results, and the cost of one lockdown check at none
-# and at integrity.
+# nothing to do, boot to results for each level scenario (median of three
+# boots), and the cost of one lockdown check at none and at integrity.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -19,6 +19,18 @@ grep -v 'CONFIG_SECURITY_LOCKDOWN_KUNIT_TEST' "$(kout default)/.config" >"$cfg"
 export CCACHE_DIR=${CCACHE_DIR:-$build/ccache}
 
 declare -A src=([ours]=$tree [base]=$base) text cold warm boot none integ
+# Boot to results: the same job on both kernels, which both take lockdown=
+# and the securityfs file; "runtime" raises the level at run time first.
+scenarios=(none integrity confidentiality runtime)
+scenario_env() {
+	case $1 in
+	none) echo 'cmdline=""' ;;
+	runtime) printf 'cmdline=""\nraise=integrity\n' ;;
+	*) echo "cmdline=lockdown=$1" ;;
+	esac
+	echo 'cmd="cat /sys/kernel/security/lockdown"'
+}
+median() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
 now() { date +%s.%N; }
 secs() { printf '%.1f' "$(echo "$(now) - $1" | bc)"; }
 
@@ -57,13 +69,26 @@ for side in ours base; do
 			[ $level = none ] && echo 'cmdline=""' || echo "cmdline=lockdown=$level"
 			echo 'cmd="insmod /bench/lockdown_bench.ko && dmesg | grep lockdown_bench:"'
 		} >"$env"
-		t=$(now)
 		LOCKDOWN_EXTRA_CPIO=$out/bench.cpio "$top/scripts/vm.sh" "$env" \
 			"$out/vm-$level" "$out/arch/x86/boot/bzImage" || die "$side boot at $level failed"
-		[ $level = none ] && boot[$side]=$(secs "$t")
 		ps=$(tr -d '\r' <"$out/vm-$level/results.log" | sed -n 's/.*ps_per_check=\([0-9]*\).*/\1/p')
 		[ -n "$ps" ] || die "$side at $level: no result in $out/vm-$level/results.log"
 		[ $level = none ] && none[$side]=$ps || integ[$side]=$ps
+	done
+
+	for sc in "${scenarios[@]}"; do
+		env=$out/boot-$sc.env
+		scenario_env "$sc" >"$env"
+		times=()
+		for i in 1 2 3; do
+			t=$(now)
+			"$top/scripts/vm.sh" "$env" "$out/boot-$sc" \
+				"$out/arch/x86/boot/bzImage" || die "$side boot $sc failed"
+			times+=("$(secs "$t")")
+			grep -q '^LDT-EXIT 0' <(tr -d '\r' <"$out/boot-$sc/results.log") ||
+				die "$side boot $sc: the job failed: $out/boot-$sc/results.log"
+		done
+		boot[$side-$sc]=$(median "${times[@]}")
 	done
 done
 
@@ -73,7 +98,9 @@ printf '%-34s %12s %12s %7s\n' "" ours unpatched ratio
 row "kernel text (bytes)" "${text[ours]}" "${text[base]}"
 row "build, empty dir, no ccache (s)" "${cold[ours]}" "${cold[base]}"
 row "build, nothing to do (s)" "${warm[ours]}" "${warm[base]}"
-row "boot to results at none (s)" "${boot[ours]}" "${boot[base]}"
+for sc in "${scenarios[@]}"; do
+	row "boot to results, $sc (s)" "${boot[ours-$sc]}" "${boot[base-$sc]}"
+done
 row "lockdown check at none (ps)" "${none[ours]}" "${none[base]}"
 row "lockdown check at integrity (ps)" "${integ[ours]}" "${integ[base]}"
 echo "text added by the series: $((text[ours] - text[base])) bytes"

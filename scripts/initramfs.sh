@@ -35,9 +35,11 @@ openssl x509 -in "$build/keys/signing_key.pem" -outform DER \
 cp /bin/busybox "$stage/bin/busybox"
 install -m 755 "$top/tests/init" "$stage/init"
 install -m 755 "$top/tests/guest-tests" "$stage/bin/guest-tests"
-# Modules for the signature tests: signed by modules_install, and as built.
+# Modules for the signature tests: signed by modules_install (stripped of
+# debug info first, so the signature stays valid), and as built.
 mods=$(mktemp -d)
-make -s -C "$tree" O="$out" INSTALL_MOD_PATH="$mods" modules_install >/dev/null
+make -s -C "$tree" O="$out" INSTALL_MOD_PATH="$mods" INSTALL_MOD_STRIP=1 \
+	modules_install >/dev/null
 mkdir -p "$stage/modules/signed" "$stage/modules/unsigned"
 find "$mods" -name '*.ko' -exec cp {} "$stage/modules/signed/" \;
 cp "$out/lib/test_module.ko" "$stage/modules/unsigned/"

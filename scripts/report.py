@@ -21,6 +21,8 @@ RESULT = re.compile(r'^(not ok|ok) (\d+) (\S+)(.*)$')
 # kselftest_harness.h names the test on its RUN line; a skipped test's
 # result line ("ok 2 # SKIP reason") does not repeat the name.
 RUN = re.compile(r'^#\s+RUN\s+(\S+) \.\.\.$')
+# What the harness prints when an assertion fails: "# file.c:LINE:test:..."
+DIAG = re.compile(r'^#\s+(\S+\.c:\d+:.*)$')
 KTAP_SUBTEST = re.compile(r'^\s+(not ok|ok) \d+ (\S+)(.*)$')
 
 
@@ -41,7 +43,7 @@ def outcome(status, rest):
 def parse_results(lines):
     """Yield (case, outcome, note) for one scenario's results port."""
     suite, exit_rc, seen_any, failed_any = None, None, False, False
-    running = '?'
+    running, diag = '?', []
     for line in lines + ['# LDT-END']:
         if line.startswith('# LDT-SUITE-EXIT '):
             _, _, name, rc = line.split()
@@ -57,13 +59,18 @@ def parse_results(lines):
         elif suite and re.match(r'^1\.\.\d+$', line):
             suite['plan'] = int(line[3:])
         elif suite and RUN.match(line):
-            running = RUN.match(line).group(1)
+            running, diag = RUN.match(line).group(1), []
+        elif suite and DIAG.match(line):
+            diag.append(DIAG.match(line).group(1))
         elif suite and RESULT.match(line):
             m = RESULT.match(line)
             case, rest = m.group(3), m.group(4)
             if case == '#':
                 case, rest = running, '# ' + rest
             res = outcome(m.group(1), rest)
+            # A failure says where: the first assertion that failed.
+            if res == 'fail' and diag and not rest.strip(' #'):
+                rest = diag[0]
             suite['seen'] += 1
             suite['failed'] += res == 'fail'
             failed_any = failed_any or res == 'fail'

@@ -60,7 +60,7 @@ fi
 qemu=(qemu-system-x86_64 -nodefaults -no-reboot -machine pc "${accel[@]}" "${fw[@]}"
 	-smp 2 -m 512 -display none
 	"${console[@]}" -serial "file:$dir/results.log" -serial null
-	-device pci-testdev
+	-device pci-testdev -device edu
 	-monitor "unix:$dir/monitor.sock,server=on,wait=off"
 	-kernel "$kernel" -initrd "$dir/initrd.cpio"
 	-append "console=ttyS0 panic=-1 $cmdline")
