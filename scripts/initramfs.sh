@@ -37,17 +37,16 @@ install -m 755 "$top/tests/init" "$stage/init"
 install -m 755 "$top/tests/guest-tests" "$stage/bin/guest-tests"
 # Modules for the signature tests: signed by modules_install, and as built.
 # The default kernel's modules are loaded into the variants' kernels too, so
-# modules_install strips their debug info and their BTF (split BTF is valid
-# only against the vmlinux it was made from; a module without it loads
-# anywhere) before signing them.
+# they go without debug info and BTF (split BTF is valid only against the
+# vmlinux it was made from; a module without it loads anywhere), stripped by
+# modules_install before it signs them.
+strip_opts="--strip-debug --remove-section=.BTF"
 mods=$(mktemp -d)
 make -s -C "$tree" O="$out" INSTALL_MOD_PATH="$mods" \
-	INSTALL_MOD_STRIP="--strip-debug --remove-section=.BTF" \
-	modules_install >/dev/null
+	INSTALL_MOD_STRIP="$strip_opts" modules_install >/dev/null
 mkdir -p "$stage/modules/signed" "$stage/modules/unsigned"
 find "$mods" -name '*.ko' -exec cp {} "$stage/modules/signed/" \;
-strip --strip-debug --remove-section=.BTF -o "$stage/modules/unsigned/test_module.ko" \
-	"$out/lib/test_module.ko"
+strip $strip_opts -o "$stage/modules/unsigned/test_module.ko" "$out/lib/test_module.ko"
 rm -rf "$mods"
 find "$st" -maxdepth 1 -type f -executable -exec cp {} "$stage/selftests/" \;
 (cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$cpio.new"
