@@ -6,6 +6,7 @@
 # Usage: vm.sh [-i] [-n] ENVFILE DIR KERNEL
 #   -i  interactive: console on this terminal
 #   -n  dry run: print the QEMU command line and exit
+# LOCKDOWN_EXTRA_CMDLINE is appended to the scenario's command line.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -63,7 +64,7 @@ qemu=(qemu-system-x86_64 -nodefaults -no-reboot -machine pc "${accel[@]}" "${fw[
 	-device pci-testdev -device edu
 	-monitor "unix:$dir/monitor.sock,server=on,wait=off"
 	-kernel "$kernel" -initrd "$dir/initrd.cpio"
-	-append "console=ttyS0 panic=-1 $cmdline")
+	-append "console=ttyS0 panic=-1 $cmdline${LOCKDOWN_EXTRA_CMDLINE:+ $LOCKDOWN_EXTRA_CMDLINE}")
 if [ $dry = 1 ]; then
 	printf '%q ' "${qemu[@]}"; echo
 	exit 0
