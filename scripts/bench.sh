@@ -15,13 +15,11 @@ if [ ! -d "$base" ]; then
 fi
 git -C "$base" checkout -q --detach baseline
 
-# The guest's config less our KUnit option and less debug info: DWARF (for
-# the guest's BTF) doubles a build's time for both trees alike and would
+# The guest's config less our KUnit option and less debug info, which would
 # only dilute the build ratio; the benchmark needs no BTF.
 cfg=$build/bench.config
 grep -v 'CONFIG_SECURITY_LOCKDOWN_KUNIT_TEST' "$(kout default)/.config" >"$cfg"
-"$tree/scripts/config" --file "$cfg" --enable DEBUG_INFO_NONE \
-	--disable DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT --disable DEBUG_INFO_BTF
+config_without_debug_info "$cfg"
 export CCACHE_DIR=${CCACHE_DIR:-$build/ccache}
 
 declare -A src=([ours]=$tree [base]=$base) text cold warm boot none integ

@@ -23,13 +23,10 @@ export CCACHE_DIR=${CCACHE_DIR:-$build/ccache}
 mkdir -p "$out"
 kmake() { make -C "$wt" O="$out" CC="ccache gcc" -j"$(nproc)" "$@"; }
 
-# The guest's config without debug info.  The guest needs DWARF for its BTF
-# (the BPF tests), which doubles a build's time and changes no compiler
-# diagnostic; the matrix is about what compiles, so it builds without.
+# The guest's config, without debug info: the matrix is about what compiles.
 guest_config() {
 	cp "$(kout default)/.config" "$1"
-	"$wt/scripts/config" --file "$1" --enable DEBUG_INFO_NONE \
-		--disable DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT --disable DEBUG_INFO_BTF
+	config_without_debug_info "$1"
 }
 
 bad=0 n=0

@@ -29,3 +29,11 @@ initramfs_path() {
 		echo "$build/initramfs-$1.cpio"
 	fi
 }
+
+# Strip debug info from the kernel config @1.  The guests need DWARF for
+# their BTF (the BPF tests); builds that only compare or compile do not,
+# and DWARF doubles their time without changing a diagnostic.
+config_without_debug_info() {
+	"$tree/scripts/config" --file "$1" --enable DEBUG_INFO_NONE \
+		--disable DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT --disable DEBUG_INFO_BTF
+}
