@@ -40,8 +40,10 @@ def outcome(status, rest):
     return 'pass' if status == 'ok' else 'fail'
 
 
-def parse_results(lines):
-    """Yield (case, outcome, note) for one scenario's results port."""
+def parse_results(lines, dies=False):
+    """Yield (case, outcome, note) for one scenario's results port.  With
+    @dies (guest_dies=1: the scenario ends in a panic nothing recovers
+    from), the exit line must be missing instead."""
     suite, exit_rc, seen_any, failed_any = None, None, False, False
     running, diag = '?', []
     for line in lines + ['# LDT-END']:
@@ -75,7 +77,10 @@ def parse_results(lines):
             suite['failed'] += res == 'fail'
             failed_any = failed_any or res == 'fail'
             yield (case, res, rest.strip(' #'))
-    if exit_rc is None:
+    if dies:
+        yield ('guest.died', 'pass' if exit_rc is None else 'fail',
+               f'LDT-EXIT {exit_rc}: the guest was to die in a panic, not exit')
+    elif exit_rc is None:
         yield ('guest.exit', 'fail', 'no LDT-EXIT line: guest hung, panicked or timed out')
     elif not seen_any:
         # A scenario that runs a command instead of suites: its status decides.
@@ -94,12 +99,14 @@ def close_suite(suite):
         yield (name + '.exit', 'fail', f"exit status {suite['rc']} without a failed test")
 
 
-def parse_console(lines):
-    """Yield KUnit (KTAP) results and kernel splats from the console."""
+def parse_console(lines, allowed=()):
+    """Yield KUnit (KTAP) results and kernel splats from the console.  A
+    splat line holding one of @allowed (console_allow=: the panic a
+    scenario causes on purpose) is not one."""
     suite = None
     for line in lines:
         text = re.sub(r'^\[\s*\d+\.\d+\]\s?', '', line)
-        if SPLAT.search(text):
+        if SPLAT.search(text) and not any(a in text for a in allowed):
             yield ('kernel.console', 'fail', text.strip())
         m = re.match(r'^\s+# Subtest: (\S+)', text)
         if m:
@@ -126,6 +133,12 @@ def parse_expectations(env, console):
             yield (key.replace('console_', 'console.').rstrip('='),
                    'pass' if (want in text) == must else 'fail',
                    f'console {"lacks" if must else "shows"}: {want}')
+
+
+def env_values(env, key):
+    """Every value of @key= in a scenario's env lines."""
+    return [shlex.split(line[len(key) + 1:])[0] for line in env
+            if line.startswith(key + '=')]
 
 
 def promised_cases(readme):
@@ -155,10 +168,12 @@ def main():
     table, counts, order = {}, {'pass': 0, 'fail': 0, 'skip': 0}, []
     for sc in scenarios:
         d = os.path.join(top, sc)
-        results = list(parse_results(read(os.path.join(d, 'results.log'))))
+        env = read(os.path.join(d, 'scenario.env'))
+        dies = env_values(env, 'guest_dies') == ['1']
+        results = list(parse_results(read(os.path.join(d, 'results.log')), dies))
         console = read(os.path.join(d, 'console.log'))
-        results += list(parse_console(console))
-        results += list(parse_expectations(read(os.path.join(d, 'scenario.env')), console))
+        results += list(parse_console(console, env_values(env, 'console_allow')))
+        results += list(parse_expectations(env, console))
         for case, res, note in results:
             counts[res] += 1
             mark = {'pass': 'ok  ', 'fail': 'FAIL', 'skip': 'skip'}[res]

@@ -22,7 +22,7 @@ shift $((OPTIND - 1))
 env=$1 dir=$2 kernel=$3
 
 mkdir -p "$dir"
-cmdline="" keyboard=0 firmware=bios efivars= efivars_fresh=0
+cmdline="" keyboard=0 firmware=bios efivars= efivars_fresh=0 mem=512
 . "$env"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
@@ -44,6 +44,7 @@ if [ $interactive = 1 ]; then
 else
 	console=(-serial "file:$dir/console.log")
 fi
+# mem=MiB: the guest's memory (512), more for a crash kernel's reservation.
 # firmware=ovmf: boot through UEFI (OVMF), for what exists only there.
 # efivars=NAME keeps its EFI variables in $build/efivars-NAME.fd, from one
 # boot to the next; efivars_fresh=1 starts that store empty.
@@ -59,7 +60,7 @@ elif [ "$firmware" = ovmf ]; then
 	fw=(-bios /usr/share/ovmf/OVMF.fd)
 fi
 qemu=(qemu-system-x86_64 -nodefaults -no-reboot -machine pc "${accel[@]}" "${fw[@]}"
-	-smp 2 -m 512 -display none
+	-smp 2 -m "$mem" -display none
 	"${console[@]}" -serial "file:$dir/results.log" -serial null
 	-device pci-testdev -device edu
 	-monitor "unix:$dir/monitor.sock,server=on,wait=off"
