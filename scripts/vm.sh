@@ -59,10 +59,14 @@ if [ "$firmware" = ovmf ] && [ -n "$efivars" ]; then
 elif [ "$firmware" = ovmf ]; then
 	fw=(-bios /usr/share/ovmf/OVMF.fd)
 fi
+# Devices the tests drive: pci-testdev and edu (PCI, UIO), and an NVMe
+# controller with a 1 MiB namespace that stores nothing (nvme_passthru).
 qemu=(qemu-system-x86_64 -nodefaults -no-reboot -machine pc "${accel[@]}" "${fw[@]}"
 	-smp 2 -m "$mem" -display none
 	"${console[@]}" -serial "file:$dir/results.log" -serial null
 	-device pci-testdev -device edu
+	-blockdev driver=null-co,node-name=nvm,size=1048576,read-zeroes=on
+	-device nvme,serial=lockdown,drive=nvm
 	-monitor "unix:$dir/monitor.sock,server=on,wait=off"
 	-kernel "$kernel" -initrd "$dir/initrd.cpio"
 	-append "console=ttyS0 panic=-1 $cmdline${LOCKDOWN_EXTRA_CMDLINE:+ $LOCKDOWN_EXTRA_CMDLINE}")
