@@ -59,14 +59,16 @@ if [ "$firmware" = ovmf ] && [ -n "$efivars" ]; then
 elif [ "$firmware" = ovmf ]; then
 	fw=(-bios /usr/share/ovmf/OVMF.fd)
 fi
-# Devices the tests drive: pci-testdev and edu (PCI, UIO), and an NVMe
-# controller with a 1 MiB namespace that stores nothing (nvme_passthru).
+# Devices the tests drive: pci-testdev and edu (PCI, UIO, VFIO), an NVMe
+# controller with a 1 MiB namespace that stores nothing (nvme_passthru),
+# and an ATI Rage 128 Pro for aty128fb (fb_mmio_mmap).
 qemu=(qemu-system-x86_64 -nodefaults -no-reboot -machine pc "${accel[@]}" "${fw[@]}"
 	-smp 2 -m "$mem" -display none
 	"${console[@]}" -serial "file:$dir/results.log" -serial null
 	-device pci-testdev -device edu
 	-blockdev driver=null-co,node-name=nvm,size=1048576,read-zeroes=on
 	-device nvme,serial=lockdown,drive=nvm
+	-device ati-vga
 	-monitor "unix:$dir/monitor.sock,server=on,wait=off"
 	-kernel "$kernel" -initrd "$dir/initrd.cpio"
 	-append "console=ttyS0 panic=-1 $cmdline${LOCKDOWN_EXTRA_CMDLINE:+ $LOCKDOWN_EXTRA_CMDLINE}")
