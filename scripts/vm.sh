@@ -59,9 +59,9 @@ if [ "$firmware" = ovmf ] && [ -n "$efivars" ]; then
 elif [ "$firmware" = ovmf ]; then
 	fw=(-bios /usr/share/ovmf/OVMF.fd)
 fi
-# Devices the tests drive: pci-testdev and edu (PCI, UIO, VFIO), an NVMe
-# controller with a 1 MiB namespace that stores nothing (nvme_passthru),
-# and an ATI Rage 128 Pro for aty128fb (fb_mmio_mmap).
+# Devices the tests drive: pci-testdev (PCI sysfs and procfs, VFIO), edu
+# (UIO), an NVMe controller with a 1 MiB namespace that stores nothing
+# (nvme_passthru), and an ATI Rage 128 Pro for aty128fb (fb_mmio_mmap).
 qemu=(qemu-system-x86_64 -nodefaults -no-reboot -machine pc "${accel[@]}" "${fw[@]}"
 	-smp 2 -m "$mem" -display none
 	"${console[@]}" -serial "file:$dir/results.log" -serial null
