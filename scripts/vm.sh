@@ -2,7 +2,8 @@
 # Boot the guest once. The job for the guest is the env file given: it is
 # packed into a small cpio appended to the initramfs, as /scenario.env.
 # Console (ttyS0) goes to stdout or to DIR/console.log, the results port
-# (ttyS1) to DIR/results.log.
+# (ttyS1) to DIR/results.log.  A guest still running after LOCKDOWN_TIMEOUT
+# seconds is stopped, its state recorded first in DIR/hang-state.log.
 # Usage: vm.sh [-i] [-n] ENVFILE DIR KERNEL
 #   -i  interactive: console on this terminal
 #   -n  dry run: print the QEMU command line and exit
@@ -25,7 +26,7 @@ mkdir -p "$dir"
 cmdline="" keyboard=0 firmware=bios efivars= efivars_fresh=0 mem=512
 . "$env"
 stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
+trap 'rm -rf "$stage"; [ -z "${vm:-}" ] || kill "$vm" 2>/dev/null || true' EXIT
 cp "$env" "$stage/scenario.env"
 cp "$env" "$dir/scenario.env"
 (cd "$stage" && echo scenario.env | cpio -o -H newc --quiet) >"$dir/job.cpio"
@@ -87,11 +88,31 @@ if [ "$keyboard" = 1 ]; then
 	keys=$!
 fi
 timeout=${LOCKDOWN_TIMEOUT:-180}
-fg=(); [ $interactive = 1 ] && fg=(--foreground)
 set +e
-timeout "${fg[@]}" "$timeout" "${qemu[@]}"
-rc=$?
+if [ $interactive = 1 ]; then
+	timeout --foreground "$timeout" "${qemu[@]}"
+	rc=$?
+else
+	"${qemu[@]}" &
+	vm=$!
+	if timeout "$timeout" tail -s 0.2 --pid="$vm" -f /dev/null; then
+		wait "$vm"
+		rc=$?
+		vm=
+	else
+		# A hang: record what the host can see of the guest, and what
+		# it prints on SysRq, before stopping it (DIR/hang-state.log).
+		[ -n "$keys" ] && kill "$keys" 2>/dev/null
+		python3 "$top/scripts/qemu-state.py" "$dir/monitor.sock" \
+			>"$dir/hang-state.log" 2>&1
+		kill "$vm"
+		wait "$vm"
+		vm=
+		rc=124
+	fi
+fi
 [ -n "$keys" ] && kill "$keys" 2>/dev/null; wait
 set -e
-[ $rc = 124 ] && echo "vm.sh: guest timed out after ${timeout}s" >&2
+[ $rc = 124 ] && echo "vm.sh: guest timed out after ${timeout}s;" \
+	"its state: $dir/hang-state.log" >&2
 exit $rc
