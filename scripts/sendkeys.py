@@ -23,6 +23,7 @@ import time
 REQUEST = re.compile(r'LDT-SENDKEY((?: [A-Za-z0-9_-]+)+)\s*$')
 KDB = re.compile(r'LDT-KDB ([ -~]+?)\s*$')
 PROMPT = 'kdb> '
+HMP_PROMPT = b'(qemu) '
 # The characters kdb commands use, as QEMU key names.
 KEYNAMES = {' ': 'spc', '_': 'shift-minus', '-': 'minus', '.': 'dot'}
 
@@ -39,15 +40,26 @@ def connect(path, deadline):
     sys.exit(f'sendkeys: no monitor at {path}')
 
 
-def command(sock, line):
-    """Send one HMP command and wait for the next prompt."""
-    sock.sendall(line.encode() + b'\n')
+def until_prompt(sock):
+    """Read up to the next HMP prompt; return what came before it."""
     seen = b''
-    while not seen.endswith(b'(qemu) '):
+    while not seen.endswith(HMP_PROMPT):
         data = sock.recv(4096)
         if not data:
             sys.exit('sendkeys: monitor closed')
         seen += data
+    return seen[:-len(HMP_PROMPT)].decode(errors='replace').replace('\r', '')
+
+
+def command(sock, line):
+    """Send one HMP command, wait for the next prompt; return the reply.
+
+    HMP echoes the command line back, redrawn as it was typed: the reply
+    is what follows that line.
+    """
+    sock.sendall(line.encode() + b'\n')
+    reply = until_prompt(sock).split('\n', 1)
+    return reply[1] if len(reply) > 1 else ''
 
 
 def read(path):
@@ -82,7 +94,7 @@ def kdb_session(sock, console, commands):
 def main():
     log, console, path = sys.argv[1:4]
     sock = connect(path, time.monotonic() + 30)
-    command(sock, 'info status')          # eat the banner and first prompt
+    until_prompt(sock)                    # the banner and first prompt
     done = 0
     while True:
         lines = read(log).split('\n')[:-1]

@@ -103,7 +103,7 @@ else
 		# A hang: record what the host can see of the guest, and what
 		# it prints on SysRq, before stopping it (DIR/hang-state.log).
 		[ -n "$keys" ] && kill "$keys" 2>/dev/null
-		python3 "$top/scripts/qemu-state.py" "$dir/monitor.sock" \
+		timeout 60 python3 "$top/scripts/qemu-state.py" "$dir/monitor.sock" \
 			>"$dir/hang-state.log" 2>&1
 		kill "$vm"
 		wait "$vm"
