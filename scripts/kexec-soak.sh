@@ -71,8 +71,8 @@ while kill -0 $vm 2>/dev/null; do
 	if [ $silent -gt "$stall" ]; then
 		hang=1
 		log "console silent for ${silent}s: recording the guest's state"
-		# No backtraces without the vmlinux (set aside to keep CI
-		# from running check-debug): the rest of the state still.
+		# No backtraces without the vmlinux (renamed when CI must
+		# skip check-debug): the rest of the state still.
 		args=("$dir/monitor.sock")
 		[ ! -f "$vmlinux" ] || args=(--vmlinux "$vmlinux" "${args[@]}")
 		timeout 300 python3 "$top/scripts/qemu-state.py" "${args[@]}" \
