@@ -2,8 +2,10 @@
 # Each target is a thin call into one script under scripts/.
 SHELL := /bin/bash
 LEVEL ?= none
-CMD ?=
-export LEVEL CMD
+export LEVEL
+# CMD reaches the guest as typed: $(value CMD) is the text before make
+# expands it ($f stays $f), quoted for the shell.
+shell_quote = '$(subst ','\'',$(1))'
 
 variants := default $(sort $(shell sed -n 's/^variant=//p' tests/scenarios/*.env))
 
@@ -32,10 +34,11 @@ initramfs: kernel
 	@scripts/initramfs.sh
 
 run: initramfs
-	@scripts/run.sh "$$LEVEL" "$$CMD"
+	@scripts/run.sh "$$LEVEL" $(call shell_quote,$(value CMD))
 
+# S='none integrity' runs only those scenarios (tests/scenarios/order).
 check: kernels initramfs checkpatch manlint
-	@scripts/check.sh
+	@scripts/check.sh $(S)
 
 # The default kernel's scenarios again, on a kernel with KASAN, UBSAN,
 # lockdep, KFENCE and DEBUG_ATOMIC_SLEEP (config/variant-debug.config).

@@ -32,9 +32,9 @@ guest_config() {
 }
 
 bad=0 n=0 from=${LOCKDOWN_BISECT_FROM:-1}
-for p in $(grep -v '^#' "$top/patches/series" | grep .); do
+for p in $(series_patches); do
 	n=$((n + 1))
-	git am -q --committer-date-is-author-date "$top/patches/$p" || die "$p does not apply"
+	git am -q --committer-date-is-author-date "$patches_dir/$p" || die "$p does not apply"
 	if [ $n -lt "$from" ]; then
 		echo "--   $p (applied, not built: LOCKDOWN_BISECT_FROM=$from)"
 		continue

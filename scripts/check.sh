@@ -1,6 +1,7 @@
 #!/bin/bash
 # Boot one guest per scenario and print the report.
-# Usage: check.sh [SCENARIO...]   (default: tests/scenarios/order)
+# Usage: check.sh [SCENARIO...]   (default: workbench, then
+# tests/scenarios/order; make check S='none integrity' names some)
 # Expects the tree, kernels and initramfs to be built (make check does that).
 # With LOCKDOWN_VARIANT=V (make check-debug), every scenario that runs on the
 # default kernel runs on variant V's kernel and initramfs instead; those
@@ -16,6 +17,7 @@ scenario_variant() {
 
 if [ $# -eq 0 ]; then
 	set -- $(grep -v '^#' "$top/tests/scenarios/order")
+	[ -n "${LOCKDOWN_VARIANT:-}" ] || set -- workbench "$@"
 	for f in "$top"/tests/scenarios/*.env; do
 		f=${f##*/}
 		grep -qx "${f%.env}" "$top/tests/scenarios/order" ||
@@ -34,7 +36,26 @@ results=${LOCKDOWN_RESULTS:-$build/results$suffix}
 rm -rf "$results"
 mkdir -p "$results"
 
+# The harness's own tests, as one more column of the report: a full run
+# (no scenario named) or one that names "workbench".
+workbench() {
+	local dir=$results/workbench t rc all=0
+	mkdir -p "$dir"
+	for t in tree_test run_test; do
+		echo "# LDT-SUITE $t"
+		rc=0
+		"$top/tests/workbench/$t.sh" || rc=$?
+		echo "# LDT-SUITE-EXIT $t $rc"
+		[ $rc = 0 ] || all=1
+	done >"$dir/results.log" 2>&1
+	echo "LDT-EXIT $all" >>"$dir/results.log"
+}
+
 for sc in "$@"; do
+	if [ "$sc" = workbench ]; then
+		workbench
+		continue
+	fi
 	env=$top/tests/scenarios/$sc.env
 	[ -f "$env" ] || die "no scenario $sc"
 	variant=$(scenario_variant "$sc")

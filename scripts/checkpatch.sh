@@ -6,9 +6,9 @@ set -euo pipefail
 # From the tree: checkpatch caches CamelCase words in the git tree it runs in.
 cd "$tree"
 bad=0
-for p in $(grep -v '^#' "$top/patches/series" | grep .); do
+for p in $(series_patches); do
 	# On stdin: given a path git tracks, checkpatch lints it as a source file.
-	if out=$("$tree/scripts/checkpatch.pl" --strict --quiet --no-tree - <"$top/patches/$p" 2>&1); then
+	if out=$("$tree/scripts/checkpatch.pl" --strict --quiet --no-tree - <"$patches_dir/$p" 2>&1); then
 		echo "ok   $p"
 	else
 		echo "FAIL $p"

@@ -6,6 +6,7 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${LOCKDOWN_BUILD:-/var/tmp/kernel-lockdown}
 tree=$build/linux
 tarball=${LOCKDOWN_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+patches_dir=${LOCKDOWN_PATCHES:-$top/patches}
 
 # Where each kind of build output goes, keyed by config variant.
 kout() { echo "$build/out-${1:-default}"; }
@@ -13,9 +14,21 @@ kout() { echo "$build/out-${1:-default}"; }
 die() { echo "${0##*/}: $*" >&2; exit 1; }
 log() { echo "==> $*" >&2; }
 
+# The patch files of the series, in order.
+series_patches() {
+	grep -v '^#' "$patches_dir/series" 2>/dev/null | grep . || true
+}
+
+# Files that are in the tree but not in git: Debian's .gitignore hides
+# every one of them, so ask for the ignored ones too.
+tree_new_files() {
+	git -C "$tree" status --porcelain -z --ignored --untracked-files=all |
+		tr '\0' '\n' | sed -n 's/^\(??\|!!\) //p'
+}
+
 # Identifies the series as applied: the series file and every patch in it.
 series_hash() {
-	(cd "$top/patches" && cat series $(grep -v '^#' series 2>/dev/null | grep .) 2>/dev/null) |
+	(cd "$patches_dir" && cat series $(series_patches) 2>/dev/null) |
 		sha256sum | cut -d' ' -f1
 }
 

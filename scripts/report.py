@@ -194,6 +194,7 @@ def main():
             table[case] = {'none': 'fail'}
             order.append(case)
 
+    failed = [s for s in scenarios if any(t.get(s) == 'fail' for t in table.values())]
     width = max([len(c) for c in order] + [10])
     cols = [max(len(s), 4) for s in scenarios]
     print()
@@ -209,6 +210,9 @@ def main():
         line += f", {counts['skip']} skipped"
     with open(os.path.join(top, 'matrix.md'), 'a') as f:
         f.write(f'\nThat run: {line}.\n')
+    print(f'logs: {os.path.abspath(top)}/SCENARIO/{{console,results}}.log')
+    if failed:
+        print(f"rerun the failed: make check S='{' '.join(failed)}'")
     print(line)
     return 1 if counts['fail'] or not counts['pass'] else 0
 
