@@ -8,7 +8,10 @@ cd "$tree"
 bad=0
 for p in $(series_patches); do
 	# On stdin: given a path git tracks, checkpatch lints it as a source file.
-	if out=$("$tree/scripts/checkpatch.pl" --strict --quiet --no-tree - <"$patches_dir/$p" 2>&1); then
+	# The tree is Debian's tarball with no upstream history, so a Fixes:
+	# tag's commit can never be found in it: that one lookup is skipped.
+	if out=$("$tree/scripts/checkpatch.pl" --strict --quiet --no-tree \
+		--ignore UNKNOWN_COMMIT_ID - <"$patches_dir/$p" 2>&1); then
 		echo "ok   $p"
 	else
 		echo "FAIL $p"
