@@ -51,10 +51,10 @@ check-debug: tree checkpatch
 	@LOCKDOWN_VARIANT=debug LOCKDOWN_TIMEOUT=$${LOCKDOWN_TIMEOUT:-900} \
 		LOCKDOWN_EXTRA_CMDLINE=no5lvl scripts/check.sh
 
-# The hunt for a rare hang of a kexec'd debug kernel (README, "Measured
-# figures"): one debug guest kexecs into its own kernel SOAK_COUNT times,
-# at SOAK_LEVEL; a console silent for 300 s is taken for a hang, and the
-# guest's state is recorded before it is stopped.
+# The hunt for a rare hang of a kexec'd debug kernel (docs/measurements.md,
+# "The kexec hang of a debug kernel"): one debug guest kexecs into its own
+# kernel SOAK_COUNT times, at SOAK_LEVEL; a console silent for 300 s is
+# taken for a hang, and the guest's state is recorded before it is stopped.
 SOAK_COUNT ?= 30
 SOAK_LEVEL ?= confidentiality
 kexec-soak: tree
