@@ -63,7 +63,8 @@ kexec-soak: tree
 	@LOCKDOWN_EXTRA_CMDLINE=no5lvl scripts/kexec-soak.sh -l "$(SOAK_LEVEL)" \
 		debug "$(SOAK_COUNT)"
 
-# Everything CI runs.
+# Every tier: what CI runs (.ci/run: check, then check-debug), and the
+# build matrix.
 check-all: check check-debug check-build
 
 checkpatch: tree
