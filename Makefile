@@ -10,7 +10,8 @@ shell_quote = '$(subst ','\'',$(1))'
 variants := default $(sort $(shell sed -n 's/^variant=//p' tests/scenarios/*.env))
 
 .PHONY: all deps tree patches kernel kernels initramfs run check checkpatch \
-	manlint bench readme check-build check-debug check-all kexec-soak \
+	manlint bench readme check-build check-debug check-debian check-all \
+	kexec-soak \
 	kernel-path tree-path clean
 
 all: check
@@ -50,6 +51,13 @@ check-debug: tree checkpatch
 	@scripts/initramfs.sh debug
 	@LOCKDOWN_VARIANT=debug LOCKDOWN_TIMEOUT=$${LOCKDOWN_TIMEOUT:-900} \
 		LOCKDOWN_EXTRA_CMDLINE=no5lvl scripts/check.sh
+
+# The Debian tier: Debian 12's own userspace, systemd as init, on the
+# series' kernel, at each level (scripts/check-debian.sh).  Not part of
+# make check: it builds one more kernel and a root file system.
+check-debian: tree
+	@scripts/deps.sh
+	@scripts/check-debian.sh $(L)
 
 # The hunt for a rare hang of a kexec'd debug kernel (docs/measurements.md,
 # "The kexec hang of a debug kernel"): one debug guest kexecs into its own

@@ -9,6 +9,7 @@ pkgs=(
 	qemu-system-x86 ovmf busybox-static
 	groff mandoc python3-docutils
 	sbsigntool ima-evm-utils
+	mmdebstrap e2fsprogs qemu-utils
 )
 
 missing=()

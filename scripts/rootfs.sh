@@ -30,6 +30,9 @@ customize() {
 	# Root has no password and nobody logs in: a getty on the console
 	# would only vhangup() it under the tests' output.
 	chroot "$root" systemctl mask serial-getty@ttyS0.service
+	# nvme-cli's boot-time NVMe over Fabrics connect: the guest has no
+	# fabrics, and the unit fails without them.
+	chroot "$root" systemctl mask nvmf-autoconnect.service
 }
 if [ "${MMDEBSTRAP_HOOK:-}" = customize ]; then
 	customize "$1"
