@@ -27,24 +27,49 @@ else
 fi
 timeout=${LOCKDOWN_DEBIAN_TIMEOUT:-900}
 
+# Seconds a guest has to power off once its tests printed LDT-EXIT.
+grace=${LOCKDOWN_DEBIAN_POWEROFF:-120}
+
 # Boot the image at level $1; the console goes to $logs/$1/console.log.
+# How the guest ended goes to $logs/$1/ended; a guest that finished its
+# tests but did not power off is stopped, and that is a failure of its own.
 boot() {
-	local level=$1 dir=$logs/$1 lockdown=
+	local level=$1 dir=$logs/$1 lockdown='' vm rc start now done_at=''
 	mkdir -p "$dir"
 	[ "$level" = none ] || lockdown="lockdown=$level"
 	qemu-img create -q -f qcow2 -b "$img" -F raw "$dir/overlay.qcow2"
 	log "booting the Debian guest at $level (log: $dir/console.log)"
-	set +e
-	timeout "$timeout" qemu-system-x86_64 -nodefaults -no-reboot \
+	# show_status: the console says which unit a slow shutdown waits for.
+	qemu-system-x86_64 -nodefaults -no-reboot \
 		-machine pc "${accel[@]}" -smp 2 -m 1024 -display none \
 		-serial "file:$dir/console.log" \
 		-drive "file=$dir/overlay.qcow2,format=qcow2,if=virtio" \
 		-kernel "$kernel" \
-		-append "root=/dev/vda rw console=ttyS0 panic=-1 $lockdown"
-	local rc=$?
+		-append "root=/dev/vda rw console=ttyS0 panic=-1 systemd.show_status=1 $lockdown" &
+	vm=$!
+	start=$(date +%s)
+	while kill -0 "$vm" 2>/dev/null; do
+		sleep 2
+		now=$(date +%s)
+		if [ -z "$done_at" ] && grep -aq '^LDT-EXIT' "$dir/console.log" 2>/dev/null; then
+			done_at=$now
+		fi
+		if [ -n "$done_at" ] && [ $((now - done_at)) -ge "$grace" ]; then
+			kill "$vm"
+			echo "tests done, but no power-off within ${grace}s" >"$dir/ended"
+			break
+		fi
+		if [ $((now - start)) -ge "$timeout" ]; then
+			kill "$vm"
+			echo "timed out after ${timeout}s" >"$dir/ended"
+			break
+		fi
+	done
+	set +e
+	wait "$vm"
+	rc=$?
 	set -e
-	[ $rc = 124 ] && echo "guest at $level timed out after ${timeout}s" >"$dir/ended"
-	[ $rc = 124 ] || echo "guest at $level exited, QEMU status $rc" >"$dir/ended"
+	[ -f "$dir/ended" ] || echo "exited, QEMU status $rc" >"$dir/ended"
 	rm -f "$dir/overlay.qcow2"
 }
 
@@ -74,6 +99,12 @@ report() {
 	if ! grep -aq '^LDT-EXIT' "$console" 2>/dev/null; then
 		echo "FAIL debian-$level guest  # never finished: $(cat "$logs/$level/ended")"
 		fail=$((fail + 1))
+	elif grep -q 'no power-off' "$logs/$level/ended"; then
+		echo "FAIL debian-$level poweroff  # $(cat "$logs/$level/ended")"
+		fail=$((fail + 1))
+	else
+		echo "ok   debian-$level poweroff"
+		pass=$((pass + 1))
 	fi
 }
 

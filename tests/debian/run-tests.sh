@@ -20,12 +20,13 @@ want=${want:-none}
 locked() { [ "$level" != none ]; }
 confidential() { [ "$level" = confidentiality ]; }
 
-# Run test function $1; its output goes to $logs/$1.log, and on failure
-# its last lines to the console.  A test fails by returning non-zero,
-# skips by returning 77.
+# Run test function $1 in a subshell; its output goes to $logs/$1.log, and
+# on failure its last lines to the console.  A test fails through fail(),
+# which ends the subshell, or by returning non-zero; it skips by returning
+# 77.
 run() {
 	local name=$1 r
-	"$@" >"$logs/$name.log" 2>&1
+	("$@") >"$logs/$name.log" 2>&1
 	r=$?
 	# What a test found worth telling, whatever its result.
 	sed -n "s/^NOTE: /LDT-NOTE $name: /p" "$logs/$name.log"
@@ -40,8 +41,11 @@ run() {
 	fi
 }
 
-# Fail the current test with a message.
-fail() { echo "FAIL: $*"; return 1; }
+# Fail the current test with a message: ends the test's subshell.
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
 # The count of refusals of reason $1 (as root).
 count() { awk -v r="$1" '$1 == r { print $4 }' /sys/kernel/security/lockdown_reasons; }
 
@@ -250,13 +254,16 @@ luks_flow() {
 	fi
 
 	# The round trip: reloading what was shown.  With the key withheld the
-	# reload must fail, leaving the live table alone.
+	# reload must fail, leaving the live table alone; with a hex key it
+	# must work.  A keyring reference may fail at any level: cryptsetup
+	# drops the key from the keyring once the table is loaded.
 	if echo "$table" | dmsetup reload "$name"; then
 		[ "$hidden" = 0 ] || fail "reload of a withheld key accepted"
 		dmsetup resume "$name" || fail "resume"
 		echo "NOTE: $type $keyring, round trip: reloaded"
 	else
-		[ "$hidden" = 1 ] || fail "round trip refused with the key shown"
+		[ "$hidden" = 1 ] || [ "$keyring" = keyring ] ||
+			fail "round trip refused with the key shown"
 		echo "NOTE: $type $keyring, round trip: reload refused"
 	fi
 	intact "the round trip" || return 1
@@ -270,10 +277,13 @@ luks_flow() {
 	fi
 	intact "resize" || return 1
 
+	# refresh compares the key it unlocks with the table's: with the key
+	# withheld it fails ("Mismatching parameters") and changes nothing.
 	if cryptsetup refresh --key-file "$work/pass" "$name"; then
-		echo "refresh: done"
+		echo "NOTE: $type $keyring, refresh: done"
 	else
-		fail "refresh failed"
+		[ "$hidden" = 1 ] || fail "refresh failed with the key shown"
+		echo "NOTE: $type $keyring, refresh: refused"
 	fi
 	intact "refresh" || return 1
 
@@ -301,4 +311,8 @@ run t_luks2_keyring
 run t_luks2_no_keyring
 
 echo "LDT-EXIT $rc"
+# The unit's SuccessAction=poweroff was seen not to fire after a clean
+# exit: ask for the power-off here; the host stops a guest that has not
+# powered off two minutes after LDT-EXIT and counts it as a failure.
+systemctl poweroff --no-block
 exit "$rc"
