@@ -20,11 +20,7 @@ logs=$build/check-debian
 rm -rf "$logs"
 mkdir -p "$logs"
 
-if [ -n "${LOCKDOWN_KVM:-}" ]; then
-	accel=(-accel kvm -cpu host)
-else
-	accel=(-accel tcg -cpu max)
-fi
+read -ra accel <<<"$(qemu_accel)"
 timeout=${LOCKDOWN_DEBIAN_TIMEOUT:-900}
 
 # Seconds a guest has to power off once its tests printed LDT-EXIT.

@@ -50,3 +50,13 @@ config_without_debug_info() {
 	"$tree/scripts/config" --file "$1" --enable DEBUG_INFO_NONE \
 		--disable DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT --disable DEBUG_INFO_BTF
 }
+
+# QEMU's accelerator options: TCG, or KVM when LOCKDOWN_KVM is set (under
+# nested virtualisation KVM guests hang after the firmware).
+qemu_accel() {
+	if [ -n "${LOCKDOWN_KVM:-}" ]; then
+		echo -accel kvm -cpu host
+	else
+		echo -accel tcg -cpu max
+	fi
+}

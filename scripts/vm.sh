@@ -35,11 +35,7 @@ cp "$env" "$dir/scenario.env"
 cat "$(initramfs_path "${LOCKDOWN_VARIANT:-default}")" ${LOCKDOWN_EXTRA_CPIO:-} \
 	"$dir/job.cpio" >"$dir/initrd.cpio"
 
-if [ -n "${LOCKDOWN_KVM:-}" ]; then
-	accel=(-accel kvm -cpu host)
-else
-	accel=(-accel tcg -cpu max)
-fi
+read -ra accel <<<"$(qemu_accel)"
 if [ $interactive = 1 ]; then
 	console=(-serial mon:stdio)
 else
