@@ -10,7 +10,8 @@ shell_quote = '$(subst ','\'',$(1))'
 variants := default $(sort $(shell sed -n 's/^variant=//p' tests/scenarios/*.env))
 
 .PHONY: all deps tree patches kernel kernels initramfs run check checkpatch \
-	manlint bench readme check-build check-debug check-debian check-all \
+	manlint shellcheck bench readme check-build check-debug check-debian \
+	check-all \
 	kexec-soak \
 	kernel-path tree-path clean
 
@@ -38,7 +39,7 @@ run: initramfs
 	@scripts/run.sh "$$LEVEL" $(call shell_quote,$(value CMD))
 
 # S='none integrity' runs only those scenarios (tests/scenarios/order).
-check: kernels initramfs checkpatch manlint
+check: kernels initramfs checkpatch manlint shellcheck
 	@scripts/check.sh $(S)
 
 # The default kernel's scenarios again, on a kernel with KASAN, UBSAN,
@@ -80,6 +81,9 @@ checkpatch: tree
 
 manlint: tree
 	@scripts/manlint.sh
+
+shellcheck: deps
+	@scripts/shellcheck.sh
 
 readme:
 	@scripts/readme.sh

@@ -44,7 +44,8 @@ secs() { printf '%.1f' "$(echo "$(now) - $1" | bc)"; }
 # Build both kernels first; the figures of a build are kept beside it, so
 # that LOCKDOWN_BENCH_REUSE=1 can time the boots again without rebuilding.
 build_side() {
-	local side=$1 out=$build/out-bench-$side t
+	local side=$1
+	local out=$build/out-bench-$side t
 	local saved=$out/bench.builds
 	kmake() { make -C "${src[$side]}" O="$out" CC="ccache gcc" -j"$(nproc)" "$@"; }
 
@@ -90,7 +91,7 @@ check_cost() {
 	local side=$1 level=$2 out=$build/out-bench-$1 env ps
 	env=$out/bench-$level.env
 	{
-		[ $level = none ] && echo 'cmdline=""' || echo "cmdline=lockdown=$level"
+		[ "$level" = none ] && echo 'cmdline=""' || echo "cmdline=lockdown=$level"
 		echo 'cmd="insmod /bench/lockdown_bench.ko && dmesg | grep lockdown_bench:"'
 	} >"$env"
 	LOCKDOWN_EXTRA_CPIO=$out/bench.cpio "$top/scripts/vm.sh" "$env" \
@@ -134,10 +135,12 @@ for ((i = 0; i < runs; i++)); do
 	done
 	for sc in "${scenarios[@]}"; do
 		for side in ours base; do
-			samples[$side-boot-$sc]+=" $(boot_time $side $sc)"
+			samples[$side-boot-$sc]+=" $(boot_time "$side" "$sc")"
 		done
 	done
 done
+# The samples are space-separated numbers: split on purpose.
+# shellcheck disable=SC2086
 for side in ours base; do
 	none[$side]=$(median ${samples[$side-none]})
 	integ[$side]=$(median ${samples[$side-integrity]})

@@ -54,8 +54,8 @@ done
 # The guest config with @1 switched off, built whole: what the series adds
 # must compile away cleanly.
 build_without() {
-	local opt=$1 o=$build/out-no-${1,,}
-	local start=$(date +%s)
+	local opt=$1 o=$build/out-no-${1,,} start
+	start=$(date +%s)
 
 	mkdir -p "$o"
 	guest_config "$o/.config"
@@ -80,7 +80,8 @@ build_without SECURITY
 # Debian's config: prepare the tree, then compile each C file of the series
 # that Debian builds, as its own object, with warnings shown.
 debian_objects() {
-	local o=$build/out-debian f obj start=$(date +%s) n=0
+	local o=$build/out-debian f obj start n=0
+	start=$(date +%s)
 	local conf=/usr/src/linux-config-6.1/config.amd64_none_amd64.xz
 
 	mkdir -p "$o"

@@ -16,7 +16,8 @@ scenario_variant() {
 }
 
 if [ $# -eq 0 ]; then
-	set -- $(grep -v '^#' "$top/tests/scenarios/order")
+	mapfile -t order < <(grep -v '^#' "$top/tests/scenarios/order")
+	set -- "${order[@]}"
 	[ -n "${LOCKDOWN_VARIANT:-}" ] || set -- workbench "$@"
 	for f in "$top"/tests/scenarios/*.env; do
 		f=${f##*/}

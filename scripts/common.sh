@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared settings for the project's scripts; sourced, never run.
 # The build directory lives outside the repository and is shared by every
 # checkout on this machine, so CI reuses what a session has built.
@@ -5,6 +6,7 @@
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${LOCKDOWN_BUILD:-/var/tmp/kernel-lockdown}
 tree=$build/linux
+# shellcheck disable=SC2034 # read by tree.sh and check-build.sh
 tarball=${LOCKDOWN_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 patches_dir=${LOCKDOWN_PATCHES:-$top/patches}
 
@@ -28,7 +30,9 @@ tree_new_files() {
 
 # Identifies the series as applied: the series file and every patch in it.
 series_hash() {
-	(cd "$patches_dir" && cat series $(series_patches) 2>/dev/null) |
+	local p
+	mapfile -t p < <(series_patches)
+	(cd "$patches_dir" && cat series "${p[@]}" 2>/dev/null) |
 		sha256sum | cut -d' ' -f1
 }
 

@@ -46,6 +46,7 @@ make -s -C "$tree" O="$out" INSTALL_MOD_PATH="$mods" \
 	INSTALL_MOD_STRIP="$strip_opts" modules_install >/dev/null
 mkdir -p "$stage/modules/signed" "$stage/modules/unsigned"
 find "$mods" -name '*.ko' -exec cp {} "$stage/modules/signed/" \;
+# shellcheck disable=SC2086 # options, split on purpose
 strip $strip_opts -o "$stage/modules/unsigned/test_module.ko" "$out/lib/test_module.ko"
 rm -rf "$mods"
 find "$st" -maxdepth 1 -type f -executable -exec cp {} "$stage/selftests/" \;

@@ -38,7 +38,9 @@ rm -f "$patches_dir"/[0-9][0-9][0-9][0-9]-*.patch
 cp "$tmp"/*.patch "$patches_dir/"
 {
 	echo "# Kernel lockdown for Debian linux-source-6.1: apply with git am, in order."
-	(cd "$patches_dir" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-')
+	for p in "$patches_dir"/[0-9][0-9][0-9][0-9]-*.patch; do
+		case ${p##*/} in 0000-*) ;; *) echo "${p##*/}" ;; esac
+	done
 } >"$patches_dir/series"
 # The tree is exactly baseline + series now: spare tree.sh a reset.
 echo "$(series_hash) $(git rev-parse HEAD)" >"$build/tree.stamp"

@@ -20,9 +20,9 @@ mkdir -p "$dir"
 } >"$dir/run.env"
 
 if [ -z "$cmd" ]; then
-	exec "$top/scripts/vm.sh" -i "$dir/run.env" "$dir" "$(kout)/arch/x86/boot/bzImage"
+	exec "$top/scripts/vm.sh" -i "$dir/run.env" "$dir" "$(kout default)/arch/x86/boot/bzImage"
 fi
-"$top/scripts/vm.sh" "$dir/run.env" "$dir" "$(kout)/arch/x86/boot/bzImage" || true
+"$top/scripts/vm.sh" "$dir/run.env" "$dir" "$(kout default)/arch/x86/boot/bzImage" || true
 # The command's output came over the results port, apart from the kernel's.
 tr -d '\r' <"$dir/results.log" | grep -v '^LDT-EXIT '
 rc=$(tr -d '\r' <"$dir/results.log" | sed -n 's/^LDT-EXIT //p')

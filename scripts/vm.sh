@@ -23,7 +23,8 @@ shift $((OPTIND - 1))
 env=$1 dir=$2 kernel=$3
 
 mkdir -p "$dir"
-cmdline="" keyboard=0 firmware=bios efivars= efivars_fresh=0 mem=512
+cmdline="" keyboard=0 firmware=bios efivars="" efivars_fresh=0 mem=512
+# shellcheck source=/dev/null # the scenario file, named on the command line
 . "$env"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"; [ -z "${vm:-}" ] || kill "$vm" 2>/dev/null || true' EXIT
@@ -32,6 +33,7 @@ cp "$env" "$dir/scenario.env"
 (cd "$stage" && echo scenario.env | cpio -o -H newc --quiet) >"$dir/job.cpio"
 # LOCKDOWN_EXTRA_CPIO: more files for this boot only (make bench's module).
 # LOCKDOWN_VARIANT: boot with that variant's initramfs (its own modules).
+# shellcheck disable=SC2086 # a list of files, split on purpose
 cat "$(initramfs_path "${LOCKDOWN_VARIANT:-default}")" ${LOCKDOWN_EXTRA_CPIO:-} \
 	"$dir/job.cpio" >"$dir/initrd.cpio"
 
@@ -59,6 +61,7 @@ fi
 # Devices the tests drive: pci-testdev (PCI sysfs and procfs, VFIO), edu
 # (UIO), an NVMe controller with a 1 MiB namespace that stores nothing
 # (nvme_passthru), and an ATI Rage 128 Pro for aty128fb (fb_mmio_mmap).
+# shellcheck disable=SC2054 # commas separate QEMU's suboptions
 qemu=(qemu-system-x86_64 -nodefaults -no-reboot -machine pc "${accel[@]}" "${fw[@]}"
 	-smp 2 -m "$mem" -display none
 	"${console[@]}" -serial "file:$dir/results.log" -serial null
