@@ -1,19 +1,32 @@
 #!/bin/bash
 # The Debian tier: the series' kernel (config/variant-debian.config) boots the
 # Debian 12 root file system of scripts/rootfs.sh from a virtio disk, with
-# systemd as init, once per level; Debian's own tools (wg-quick, cryptsetup,
-# dmsetup, ip, auditd...) run tests/debian/run-tests.sh there.  Each guest
-# writes to a throwaway overlay: the image itself never changes.
+# systemd as init, once per scenario; Debian's own tools (wg-quick, cryptsetup,
+# dmsetup, ip, auditd, insmod, mokutil...) run tests/debian/run-tests.sh there.
+# Each guest writes to a throwaway overlay: the image itself never changes.
+# Scenarios:
+#   none, integrity, confidentiality  lockdown= on the command line (none:
+#       nothing), QEMU's -kernel on a BIOS machine.
+#   secureboot  OVMF with Secure Boot enforced (Debian's snakeoil keys) boots
+#       the signed unified kernel image of scripts/esp.sh from its EFI system
+#       partition; nothing on the command line: the level is Secure Boot's.
+#   secureboot-unsigned  the same firmware and disk with the image unsigned:
+#       the firmware must refuse it, and no kernel starts.
 # Prints one line per test and ends with "N passed, N failed".
-# Usage: check-debian.sh [LEVEL...]   (default: none integrity confidentiality)
+# Usage: check-debian.sh [SCENARIO...]   (default: all of the above)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-levels=("$@")
-[ ${#levels[@]} -gt 0 ] || levels=(none integrity confidentiality)
+all=(none integrity confidentiality secureboot secureboot-unsigned)
+scenarios=("$@")
+[ ${#scenarios[@]} -gt 0 ] || scenarios=("${all[@]}")
+for s in "${scenarios[@]}"; do
+	[[ " ${all[*]} " == *" $s "* ]] || die "unknown scenario $s (known: ${all[*]})"
+done
 
 "$top/scripts/kernel.sh" debian
 "$top/scripts/rootfs.sh"
+"$top/scripts/esp.sh"
 kernel=$(kout debian)/arch/x86/boot/bzImage
 img=$build/debian/rootfs.img
 logs=$build/check-debian
@@ -22,37 +35,78 @@ mkdir -p "$logs"
 
 read -ra accel <<<"$(qemu_accel)"
 timeout=${LOCKDOWN_DEBIAN_TIMEOUT:-900}
+ovmf=/usr/share/OVMF
 
 # Seconds a guest has to power off once its tests printed LDT-EXIT.
 grace=${LOCKDOWN_DEBIAN_POWEROFF:-120}
 
-# Boot the image at level $1; the console goes to $logs/$1/console.log.
-# How the guest ended goes to $logs/$1/ended; a guest that finished its
-# tests but did not power off is stopped, and that is a failure of its own.
+# What the firmware prints when Secure Boot refuses an image, and what the
+# kernel prints first: secureboot-unsigned ends when the first is seen.
+refused_re='Access Denied|Security Violation'
+started_re='Linux version'
+
+# QEMU's machine and boot arguments for scenario $1 in directory $2, in
+# the array args.
+# shellcheck disable=SC2054 # commas separate QEMU's suboptions
+machine_args() {
+	local s=$1 dir=$2 lockdown=''
+	local root=(-drive "file=$dir/overlay.qcow2,format=qcow2,if=none,id=root"
+		-device virtio-blk-pci,drive=root)
+	case $s in
+	secureboot*)
+		local esp=$build/debian/esp-signed.img
+		[ "$s" = secureboot ] || esp=$build/debian/esp-unsigned.img
+		cp "$ovmf/OVMF_VARS_4M.snakeoil.fd" "$dir/vars.fd"
+		args=(-machine q35,smm=on "${accel[@]}"
+			-global driver=cfi.pflash01,property=secure,value=on
+			-drive "if=pflash,format=raw,unit=0,readonly=on,file=$ovmf/OVMF_CODE_4M.snakeoil.fd"
+			-drive "if=pflash,format=raw,unit=1,file=$dir/vars.fd"
+			"${root[@]}"
+			-drive "file=$esp,format=raw,if=none,id=esp,readonly=on"
+			-device virtio-blk-pci,drive=esp,bootindex=0) ;;
+	*)
+		[ "$s" = none ] || lockdown="lockdown=$s"
+		args=(-machine pc "${accel[@]}" "${root[@]}"
+			-drive "file=$build/debian/esp-signed.img,format=raw,if=none,id=esp,readonly=on"
+			-device virtio-blk-pci,drive=esp
+			-kernel "$kernel"
+			-append "root=/dev/vda rw console=ttyS0 panic=-1 systemd.show_status=1 $lockdown") ;;
+	esac
+}
+
+# Boot scenario $1; the console goes to $logs/$1/console.log.  How the
+# guest ended goes to $logs/$1/ended; a guest that finished its tests but
+# did not power off is stopped, and that is a failure of its own.
 boot() {
-	local level=$1 dir=$logs/$1 lockdown='' vm rc start now done_at=''
+	local s=$1 dir=$logs/$1 vm rc start now done_at='' args g=$grace
 	mkdir -p "$dir"
-	[ "$level" = none ] || lockdown="lockdown=$level"
 	qemu-img create -q -f qcow2 -b "$img" -F raw "$dir/overlay.qcow2"
-	log "booting the Debian guest at $level (log: $dir/console.log)"
+	machine_args "$s" "$dir"
+	log "booting the Debian guest: $s (log: $dir/console.log)"
 	# show_status: the console says which unit a slow shutdown waits for.
-	qemu-system-x86_64 -nodefaults -no-reboot \
-		-machine pc "${accel[@]}" -smp 2 -m 1024 -display none \
-		-serial "file:$dir/console.log" \
-		-drive "file=$dir/overlay.qcow2,format=qcow2,if=virtio" \
-		-kernel "$kernel" \
-		-append "root=/dev/vda rw console=ttyS0 panic=-1 systemd.show_status=1 $lockdown" &
+	qemu-system-x86_64 -nodefaults -no-reboot -smp 2 -m 1024 -display none \
+		-serial "file:$dir/console.log" "${args[@]}" &
 	vm=$!
 	start=$(date +%s)
 	while kill -0 "$vm" 2>/dev/null; do
 		sleep 2
 		now=$(date +%s)
-		if [ -z "$done_at" ] && grep -aq '^LDT-EXIT' "$dir/console.log" 2>/dev/null; then
+		if [ -z "$done_at" ] && grep -aqE '^LDT-EXIT' "$dir/console.log" 2>/dev/null; then
 			done_at=$now
 		fi
-		if [ -n "$done_at" ] && [ $((now - done_at)) -ge "$grace" ]; then
+		# An image the firmware refused: a few seconds more show what
+		# the firmware does next, and whether a kernel starts anyway.
+		if [ "$s" = secureboot-unsigned ] && [ -z "$done_at" ] &&
+			grep -aqE "$refused_re" "$dir/console.log" 2>/dev/null; then
+			done_at=$now g=10
+		fi
+		if [ -n "$done_at" ] && [ $((now - done_at)) -ge "$g" ]; then
 			kill "$vm"
-			echo "tests done, but no power-off within ${grace}s" >"$dir/ended"
+			if [ "$s" = secureboot-unsigned ]; then
+				echo "stopped ${g}s after the firmware's refusal" >"$dir/ended"
+			else
+				echo "tests done, but no power-off within ${g}s" >"$dir/ended"
+			fi
 			break
 		fi
 		if [ $((now - start)) -ge "$timeout" ]; then
@@ -74,6 +128,10 @@ pass=0 fail=0
 # why", and "LDT-EXIT rc" last; a guest that never prints LDT-EXIT failed.
 report() {
 	local level=$1 console=$logs/$1/console.log line name
+	if [ "$level" = secureboot-unsigned ]; then
+		report_refused "$console"
+		return
+	fi
 	while IFS= read -r line; do
 		line=${line%$'\r'}
 		case $line in
@@ -104,14 +162,30 @@ report() {
 	fi
 }
 
-for level in "${levels[@]}"; do
-	case $level in
-	none | integrity | confidentiality) ;;
-	*) die "unknown level $level" ;;
-	esac
-	boot "$level"
-	report "$level"
+# secureboot-unsigned: the firmware said why it refused the image, and no
+# kernel started.
+report_refused() {
+	local console=$1 why
+	# The firmware's line, without the terminal codes before it.
+	why=$(grep -aE "$refused_re" "$console" | head -n 1 | tr -d '\r' |
+		sed 's/.*BdsDxe:/BdsDxe:/' || true)
+	if [ -z "$why" ]; then
+		echo "FAIL debian-secureboot-unsigned firmware_refuses  # no refusal: $(cat "$logs/secureboot-unsigned/ended")"
+		fail=$((fail + 1))
+	elif grep -aq "$started_re" "$console"; then
+		echo "FAIL debian-secureboot-unsigned firmware_refuses  # a kernel started after: $why"
+		fail=$((fail + 1))
+	else
+		echo "ok   debian-secureboot-unsigned firmware_refuses"
+		echo "     firmware: $why"
+		pass=$((pass + 1))
+	fi
+}
+
+for s in "${scenarios[@]}"; do
+	boot "$s"
+	report "$s"
 done
-echo "Logs: $logs/LEVEL/console.log"
+echo "Logs: $logs/SCENARIO/console.log"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -10,6 +10,8 @@ pkgs=(
 	groff mandoc python3-docutils
 	sbsigntool ima-evm-utils
 	mmdebstrap e2fsprogs qemu-utils
+	systemd-boot-efi binutils mtools dosfstools fdisk
+	shellcheck
 )
 
 missing=()

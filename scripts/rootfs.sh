@@ -4,15 +4,31 @@
 # config/debian-packages.txt and the tests of tests/debian/, as a raw ext4
 # image, $build/debian/rootfs.img, root on /dev/vda.  The image has no
 # kernel: the host boots it with -kernel.
-# Rebuilt only when the package list, this recipe or tests/debian/ change.
-# Usage: rootfs.sh
+# With "debconf", the image is $build/debian/rootfs-debconf.img and has the
+# linux-image package of scripts/kernel-debconfig.sh installed, as an
+# administrator installs a custom kernel, with Debian's initramfs-tools;
+# its vmlinuz and initrd.img are copied out to $build/debian/debconf-boot/
+# for the host to boot.
+# Rebuilt only when the package list, this recipe, tests/debian/ or the
+# kernel package change.
+# Usage: rootfs.sh [debconf]
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
+flavour=${1:-variant}
 pkglist=$top/config/debian-packages.txt
 dir=$build/debian
 img=$dir/rootfs.img
 stage=$dir/root
+kdebs=()
+if [ "$flavour" = debconf ]; then
+	img=$dir/rootfs-debconf.img
+	stage=$dir/root-debconf
+	mapfile -t kdebs < <(find "$build/debconf" -maxdepth 1 -name 'linux-image-*.deb' \
+		! -name '*-dbg_*' | sort)
+	[ ${#kdebs[@]} = 1 ] ||
+		die "want one linux-image package in $build/debconf, found ${#kdebs[@]}: run scripts/kernel-debconfig.sh"
+fi
 # Sparse: the file takes only what the file system holds.
 size=2G
 
@@ -50,10 +66,19 @@ apt_sources() {
 	return 0
 }
 
-packages() { sed 's/#.*//' "$pkglist" | tr -s ' \t\n' '\n' | grep . | paste -sd,; }
+# The kernel package and Debian's initramfs-tools come on top, for debconf.
+packages() {
+	{
+		sed 's/#.*//' "$pkglist"
+		[ ${#kdebs[@]} = 0 ] || printf '%s\n' initramfs-tools "${kdebs[@]}"
+	} | tr -s ' \t\n' '\n' | grep . | paste -sd,
+}
 
-stamp=$(cat "$pkglist" "$0" "$top"/tests/debian/* | sha256sum | cut -d' ' -f1)
-if [ -f "$img" ] && [ "$(cat "$dir/rootfs.stamp" 2>/dev/null)" = "$stamp" ]; then
+stamp=$({
+	cat "$pkglist" "$0" "${kdebs[@]}"
+	find "$top/tests/debian" -type f | LC_ALL=C sort | xargs cat
+} | sha256sum | cut -d' ' -f1)
+if [ -f "$img" ] && [ "$(cat "$img.stamp" 2>/dev/null)" = "$stamp" ]; then
 	exit 0
 fi
 
@@ -81,10 +106,19 @@ fi
 # for answers on the console.  Every guest may share this one.
 tr -d - </proc/sys/kernel/random/uuid >"$stage/etc/machine-id"
 
+# The installed kernel and the initramfs its postinst made, for -kernel.
+if [ "$flavour" = debconf ]; then
+	rm -rf "$dir/debconf-boot"
+	mkdir -p "$dir/debconf-boot"
+	cp "$stage"/boot/vmlinuz-* "$dir/debconf-boot/vmlinuz"
+	cp "$stage"/boot/initrd.img-* "$dir/debconf-boot/initrd.img" ||
+		die "the kernel package's postinst made no initramfs"
+fi
+
 # mkfs.ext4 -d copies the tree in: no loop device, no mount.
 rm -f "$img.new"
 truncate -s "$size" "$img.new"
 mkfs.ext4 -q -L lockdown-root -d "$stage" "$img.new"
 mv "$img.new" "$img"
 rm -rf "$stage"
-echo "$stamp" >"$dir/rootfs.stamp"
+echo "$stamp" >"$img.stamp"
