@@ -12,6 +12,11 @@
 #       partition; nothing on the command line: the level is Secure Boot's.
 #   secureboot-unsigned  the same firmware and disk with the image unsigned:
 #       the firmware must refuse it, and no kernel starts.
+# LOCKDOWN_DEBIAN_KERNEL=debconf (make check-debian-config): the same on the
+# kernel of scripts/kernel-debconfig.sh, Debian's own config, installed in
+# the root file system from its linux-image package with Debian's
+# initramfs, which the -kernel scenarios boot with -initrd and the unified
+# image carries.
 # Prints one line per test and ends with "N passed, N failed".
 # Usage: check-debian.sh [SCENARIO...]   (default: all of the above)
 set -euo pipefail
@@ -24,12 +29,25 @@ for s in "${scenarios[@]}"; do
 	[[ " ${all[*]} " == *" $s "* ]] || die "unknown scenario $s (known: ${all[*]})"
 done
 
-"$top/scripts/kernel.sh" debian
-"$top/scripts/rootfs.sh"
-"$top/scripts/esp.sh"
-kernel=$(kout debian)/arch/x86/boot/bzImage
-img=$build/debian/rootfs.img
-logs=$build/check-debian
+flavour=${LOCKDOWN_DEBIAN_KERNEL:-variant}
+case $flavour in
+variant)
+	"$top/scripts/kernel.sh" debian
+	"$top/scripts/rootfs.sh"
+	"$top/scripts/esp.sh"
+	kernel=$(kout debian)/arch/x86/boot/bzImage initrd=() suffix='' tier=debian
+	;;
+debconf)
+	"$top/scripts/kernel-debconfig.sh"
+	"$top/scripts/rootfs.sh" debconf
+	"$top/scripts/esp.sh" debconf
+	kernel=$build/debian/debconf-boot/vmlinuz suffix=-debconf tier=debian-config
+	initrd=(-initrd "$build/debian/debconf-boot/initrd.img")
+	;;
+*) die "LOCKDOWN_DEBIAN_KERNEL: variant or debconf, not $flavour" ;;
+esac
+img=$build/debian/rootfs$suffix.img
+logs=$build/check-$tier
 rm -rf "$logs"
 mkdir -p "$logs"
 
@@ -50,12 +68,17 @@ started_re='Linux version'
 # shellcheck disable=SC2054 # commas separate QEMU's suboptions
 machine_args() {
 	local s=$1 dir=$2 lockdown=''
+	# Root first (/dev/vda), then an NVMe controller for nvme-cli with a
+	# sparse 64 MiB namespace of its own.
+	truncate -s 64M "$dir/nvme.img"
 	local root=(-drive "file=$dir/overlay.qcow2,format=qcow2,if=none,id=root"
-		-device virtio-blk-pci,drive=root)
+		-device virtio-blk-pci,drive=root
+		-drive "file=$dir/nvme.img,format=raw,if=none,id=nvm"
+		-device nvme,serial=ldt0001,drive=nvm)
 	case $s in
 	secureboot*)
-		local esp=$build/debian/esp-signed.img
-		[ "$s" = secureboot ] || esp=$build/debian/esp-unsigned.img
+		local esp=$build/debian/esp-signed$suffix.img
+		[ "$s" = secureboot ] || esp=$build/debian/esp-unsigned$suffix.img
 		cp "$ovmf/OVMF_VARS_4M.snakeoil.fd" "$dir/vars.fd"
 		args=(-machine q35,smm=on "${accel[@]}"
 			-global driver=cfi.pflash01,property=secure,value=on
@@ -67,9 +90,9 @@ machine_args() {
 	*)
 		[ "$s" = none ] || lockdown="lockdown=$s"
 		args=(-machine pc "${accel[@]}" "${root[@]}"
-			-drive "file=$build/debian/esp-signed.img,format=raw,if=none,id=esp,readonly=on"
+			-drive "file=$build/debian/esp-signed$suffix.img,format=raw,if=none,id=esp,readonly=on"
 			-device virtio-blk-pci,drive=esp
-			-kernel "$kernel"
+			-kernel "$kernel" "${initrd[@]}"
 			-append "root=/dev/vda rw console=ttyS0 panic=-1 systemd.show_status=1 $lockdown") ;;
 	esac
 }
@@ -120,7 +143,7 @@ boot() {
 	rc=$?
 	set -e
 	[ -f "$dir/ended" ] || echo "exited, QEMU status $rc" >"$dir/ended"
-	rm -f "$dir/overlay.qcow2"
+	rm -f "$dir/overlay.qcow2" "$dir/nvme.img"
 }
 
 pass=0 fail=0
@@ -137,27 +160,27 @@ report() {
 		case $line in
 		"LDT ok "*)
 			name=${line#LDT ok }
-			echo "ok   debian-$level $name"
+			echo "ok   $tier-$level $name"
 			pass=$((pass + 1)) ;;
 		"LDT not ok "*)
 			name=${line#LDT not ok }
-			echo "FAIL debian-$level $name"
+			echo "FAIL $tier-$level $name"
 			fail=$((fail + 1)) ;;
 		"LDT skip "*)
 			name=${line#LDT skip }
-			echo "skip debian-$level $name" ;;
+			echo "skip $tier-$level $name" ;;
 		"LDT-NOTE "*)
 			echo "     ${line#LDT-NOTE }" ;;
 		esac
 	done < <(grep -a '^LDT[ -]' "$console" 2>/dev/null || true)
 	if ! grep -aq '^LDT-EXIT' "$console" 2>/dev/null; then
-		echo "FAIL debian-$level guest  # never finished: $(cat "$logs/$level/ended")"
+		echo "FAIL $tier-$level guest  # never finished: $(cat "$logs/$level/ended")"
 		fail=$((fail + 1))
 	elif grep -q 'no power-off' "$logs/$level/ended"; then
-		echo "FAIL debian-$level poweroff  # $(cat "$logs/$level/ended")"
+		echo "FAIL $tier-$level poweroff  # $(cat "$logs/$level/ended")"
 		fail=$((fail + 1))
 	else
-		echo "ok   debian-$level poweroff"
+		echo "ok   $tier-$level poweroff"
 		pass=$((pass + 1))
 	fi
 }
@@ -170,13 +193,13 @@ report_refused() {
 	why=$(grep -aE "$refused_re" "$console" | head -n 1 | tr -d '\r' |
 		sed 's/.*BdsDxe:/BdsDxe:/' || true)
 	if [ -z "$why" ]; then
-		echo "FAIL debian-secureboot-unsigned firmware_refuses  # no refusal: $(cat "$logs/secureboot-unsigned/ended")"
+		echo "FAIL $tier-secureboot-unsigned firmware_refuses  # no refusal: $(cat "$logs/secureboot-unsigned/ended")"
 		fail=$((fail + 1))
 	elif grep -aq "$started_re" "$console"; then
-		echo "FAIL debian-secureboot-unsigned firmware_refuses  # a kernel started after: $why"
+		echo "FAIL $tier-secureboot-unsigned firmware_refuses  # a kernel started after: $why"
 		fail=$((fail + 1))
 	else
-		echo "ok   debian-secureboot-unsigned firmware_refuses"
+		echo "ok   $tier-secureboot-unsigned firmware_refuses"
 		echo "     firmware: $why"
 		pass=$((pass + 1))
 	fi

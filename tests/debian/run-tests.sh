@@ -372,6 +372,90 @@ t_luks1() { luks_flow luks1 plain; }
 t_luks2_keyring() { luks_flow luks2 keyring; }
 t_luks2_no_keyring() { luks_flow luks2 plain; }
 
+# nvme-cli on QEMU's NVMe controller: what a user runs works at every
+# level; creating an I/O completion queue, which would hand the controller
+# a host address it keeps, is refused from integrity and reaches the
+# controller at none (which fails it: the buffer is not a queue).
+t_nvme_cli() {
+	local ctrl=/dev/nvme0 out
+	[ -e "$ctrl" ] || fail "no $ctrl"
+	nvme list | tee "$work/nvme-list"
+	grep -q '/dev/nvme0n1' "$work/nvme-list" || fail "nvme list: no nvme0n1"
+	nvme id-ctrl "$ctrl" | grep -E '^(sn|mn) ' || fail "nvme id-ctrl"
+	nvme id-ctrl "$ctrl" | grep -q '^sn *: *ldt0001' || fail "nvme id-ctrl: wrong serial"
+	nvme smart-log "$ctrl" | grep -i 'temperature' || fail "nvme smart-log"
+	nvme id-ns "$ctrl" -n 1 | grep -q '^nsze' || fail "nvme id-ns"
+	# Opcode 0x05 moves data to the controller: nvme-cli sends 4 KiB of
+	# zeros from the file.  Queue 1 is the kernel's own, so a controller
+	# that gets the command answers with an error status and creates
+	# nothing.
+	out=$(nvme admin-passthru "$ctrl" --opcode=0x05 --cdw10=0x10001 --cdw11=1 \
+		--data-len=4096 --input-file=/dev/zero 2>&1)
+	echo "create I/O CQ: $out"
+	if locked; then
+		echo "$out" | grep -q 'Operation not permitted' ||
+			fail "create I/O CQ not refused at $level: $out"
+	else
+		echo "$out" | grep -q 'Operation not permitted' &&
+			fail "create I/O CQ refused at none"
+		echo "$out" | grep -q -e 'NVMe status' -e 'NVMe command result' ||
+			fail "create I/O CQ did not reach the controller at none: $out"
+	fi
+	echo "NOTE: create I/O CQ at $level: $(echo "$out" | head -n 1)"
+	return 0
+}
+
+# logind, asked by desktops on every lock screen whether hibernation is
+# possible: "na" from integrity, with no refusal logged, counted or
+# audited for the asking; at none, with swap, "yes".
+t_logind_canhibernate() {
+	local ans before lines i
+	dd if=/dev/zero of=/swapfile bs=1M count=256 status=none || fail "no swap file"
+	chmod 600 /swapfile
+	mkswap -q /swapfile || fail "mkswap"
+	swapon /swapfile || fail "swapon"
+	ans=$(busctl call org.freedesktop.login1 /org/freedesktop/login1 \
+		org.freedesktop.login1.Manager CanHibernate) || fail "busctl"
+	echo "CanHibernate: $ans"
+	echo "NOTE: CanHibernate at $level: $ans"
+	before=$(count hibernation)
+	lines=$(journalctl -b -q --no-pager -g 'hibernation is restricted' | wc -l)
+	for i in $(seq 100); do
+		busctl call org.freedesktop.login1 /org/freedesktop/login1 \
+			org.freedesktop.login1.Manager CanHibernate >/dev/null || fail "busctl $i"
+	done
+	swapoff /swapfile && rm -f /swapfile
+	[ "$(count hibernation)" = "$before" ] || fail "asking counted: $before -> $(count hibernation)"
+	[ "$(journalctl -b -q --no-pager -g 'hibernation is restricted' | wc -l)" = "$lines" ] ||
+		fail "asking logged refusals"
+	if locked; then
+		[ "$ans" = 's "na"' ] || fail "CanHibernate $ans at $level"
+	else
+		[ "$ans" = 's "yes"' ] || fail "CanHibernate $ans at none"
+	fi
+}
+
+# bpftool and perf as users run them: listing programs and counting work
+# at every level; perf's sampling of kernel registers is refused at
+# confidentiality only.
+t_bpftool_perf() {
+	local out rc=0
+	bpftool prog list >"$work/bpftool" || fail "bpftool prog list"
+	perf stat -e task-clock,context-switches true 2>&1 | tee "$work/perf-stat" |
+		grep -q 'task-clock' || fail "perf stat: $(cat "$work/perf-stat")"
+	out=$(perf record -q -o "$work/perf.data" -e cpu-clock --intr-regs=ip -a sleep 0.5 2>&1) ||
+		rc=$?
+	echo "perf record --intr-regs: status $rc: $out"
+	if confidential; then
+		[ "$rc" != 0 ] || fail "perf sampled kernel registers at confidentiality"
+		echo "NOTE: perf record --intr-regs refused: $(echo "$out" | tr '\n' ' ' | cut -c1-120)"
+	else
+		[ "$rc" = 0 ] || fail "perf record --intr-regs failed at $level: $out"
+		[ -s "$work/perf.data" ] || fail "perf record --intr-regs wrote nothing"
+	fi
+	return 0
+}
+
 run t_level
 run t_boot
 run t_secureboot
@@ -384,6 +468,9 @@ run t_ip_xfrm_state
 run t_luks1
 run t_luks2_keyring
 run t_luks2_no_keyring
+run t_nvme_cli
+run t_logind_canhibernate
+run t_bpftool_perf
 
 echo "LDT-EXIT $rc"
 # The unit's SuccessAction=poweroff was seen not to fire after a clean
