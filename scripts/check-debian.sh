@@ -10,8 +10,14 @@
 #   secureboot  OVMF with Secure Boot enforced (Debian's snakeoil keys) boots
 #       the signed unified kernel image of scripts/esp.sh from its EFI system
 #       partition; nothing on the command line: the level is Secure Boot's.
-#   secureboot-unsigned  the same firmware and disk with the image unsigned:
-#       the firmware must refuse it, and no kernel starts.
+#   uefi  OVMF without Secure Boot (no keys enrolled) boots the same signed
+#       image: the level must stay none.
+#   secureboot-unsigned  the Secure Boot firmware and disk of secureboot
+#       with the image unsigned: the firmware must refuse it, and no kernel
+#       starts.  Runs only after secureboot passed in the same run: the
+#       refusal means something only where the signed image boots.
+# The guest learns which firmware booted it from an SMBIOS OEM string
+# (ldt.firmware=), and writes its results to the second serial port.
 # LOCKDOWN_DEBIAN_KERNEL=debconf (make check-debian-config): the same on the
 # kernel of scripts/kernel-debconfig.sh, Debian's own config, installed in
 # the root file system from its linux-image package with Debian's
@@ -22,12 +28,16 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-all=(none integrity confidentiality secureboot secureboot-unsigned)
+all=(none integrity confidentiality uefi secureboot secureboot-unsigned)
 scenarios=("$@")
 [ ${#scenarios[@]} -gt 0 ] || scenarios=("${all[@]}")
 for s in "${scenarios[@]}"; do
 	[[ " ${all[*]} " == *" $s "* ]] || die "unknown scenario $s (known: ${all[*]})"
 done
+if [[ " ${scenarios[*]} " == *" secureboot-unsigned "* ]] &&
+	[[ " ${scenarios[*]} " != *" secureboot "* ]]; then
+	die "secureboot-unsigned needs secureboot in the same run"
+fi
 
 flavour=${LOCKDOWN_DEBIAN_KERNEL:-variant}
 case $flavour in
@@ -58,10 +68,14 @@ ovmf=/usr/share/OVMF
 # Seconds a guest has to power off once its tests printed LDT-EXIT.
 grace=${LOCKDOWN_DEBIAN_POWEROFF:-120}
 
-# What the firmware prints when Secure Boot refuses an image, and what the
-# kernel prints first: secureboot-unsigned ends when the first is seen.
-refused_re='Access Denied|Security Violation'
-started_re='Linux version'
+# The EFI system partition's PCI slot, so that the firmware's refusal can
+# be told apart from one of another boot option.
+esp_slot=0x10
+# What the firmware prints when Secure Boot refuses the ESP's image, and
+# what shows that a kernel started: secureboot-unsigned ends 30 s after
+# the first is seen.
+refused_re="failed to load Boot[0-9A-F]+ .*Pci\($esp_slot,0x0\).*: (Access Denied|Security Violation)"
+started_re='EFI stub|Linux version|LDT-BEGIN'
 
 # QEMU's machine and boot arguments for scenario $1 in directory $2, in
 # the array args.
@@ -76,17 +90,21 @@ machine_args() {
 		-drive "file=$dir/nvme.img,format=raw,if=none,id=nvm"
 		-device nvme,serial=ldt0001,drive=nvm)
 	case $s in
-	secureboot*)
-		local esp=$build/debian/esp-signed$suffix.img
-		[ "$s" = secureboot ] || esp=$build/debian/esp-unsigned$suffix.img
-		cp "$ovmf/OVMF_VARS_4M.snakeoil.fd" "$dir/vars.fd"
+	secureboot* | uefi)
+		local esp=$build/debian/esp-signed$suffix.img fw=snakeoil oem=secureboot
+		[ "$s" != secureboot-unsigned ] || esp=$build/debian/esp-unsigned$suffix.img
+		# The plain firmware and its empty variable store: no keys, no
+		# Secure Boot.
+		[ "$s" != uefi ] || fw='' oem=uefi
+		cp "$ovmf/OVMF_VARS_4M${fw:+.$fw}.fd" "$dir/vars.fd"
 		args=(-machine q35,smm=on "${accel[@]}"
 			-global driver=cfi.pflash01,property=secure,value=on
-			-drive "if=pflash,format=raw,unit=0,readonly=on,file=$ovmf/OVMF_CODE_4M.snakeoil.fd"
+			-drive "if=pflash,format=raw,unit=0,readonly=on,file=$ovmf/OVMF_CODE_4M${fw:+.$fw}.fd"
 			-drive "if=pflash,format=raw,unit=1,file=$dir/vars.fd"
+			-smbios "type=11,value=ldt.firmware=$oem"
 			"${root[@]}"
 			-drive "file=$esp,format=raw,if=none,id=esp,readonly=on"
-			-device virtio-blk-pci,drive=esp,bootindex=0) ;;
+			-device "virtio-blk-pci,drive=esp,bootindex=0,addr=$esp_slot") ;;
 	*)
 		[ "$s" = none ] || lockdown="lockdown=$s"
 		args=(-machine pc "${accel[@]}" "${root[@]}"
@@ -108,23 +126,24 @@ boot() {
 	log "booting the Debian guest: $s (log: $dir/console.log)"
 	# show_status: the console says which unit a slow shutdown waits for.
 	qemu-system-x86_64 -nodefaults -no-reboot -smp 2 -m 1024 -display none \
-		-serial "file:$dir/console.log" "${args[@]}" &
+		-serial "file:$dir/console.log" -serial "file:$dir/results.log" \
+		"${args[@]}" &
 	vm=$!
 	start=$(date +%s)
 	while kill -0 "$vm" 2>/dev/null; do
 		sleep 2
 		now=$(date +%s)
-		if [ -z "$done_at" ] && grep -aqE '^LDT-EXIT' "$dir/console.log" 2>/dev/null; then
+		if [ -z "$done_at" ] && grep -aqE '^LDT-EXIT' "$dir/results.log" 2>/dev/null; then
 			done_at=$now
 		fi
 		# An image the firmware refused: a few seconds more show what
 		# the firmware does next, and whether a kernel starts anyway.
 		if [ "$s" = secureboot-unsigned ] && [ -z "$done_at" ] &&
 			grep -aqE "$refused_re" "$dir/console.log" 2>/dev/null; then
-			done_at=$now g=10
+			done_at=$now g=30
 		fi
 		if [ -n "$done_at" ] && [ $((now - done_at)) -ge "$g" ]; then
-			kill "$vm"
+			kill "$vm" 2>/dev/null || true
 			if [ "$s" = secureboot-unsigned ]; then
 				echo "stopped ${g}s after the firmware's refusal" >"$dir/ended"
 			else
@@ -133,7 +152,7 @@ boot() {
 			break
 		fi
 		if [ $((now - start)) -ge "$timeout" ]; then
-			kill "$vm"
+			kill "$vm" 2>/dev/null || true
 			echo "timed out after ${timeout}s" >"$dir/ended"
 			break
 		fi
@@ -150,52 +169,79 @@ pass=0 fail=0
 # The guest prints "LDT ok NAME", "LDT not ok NAME # why", "LDT skip NAME #
 # why", and "LDT-EXIT rc" last; a guest that never prints LDT-EXIT failed.
 report() {
-	local level=$1 console=$logs/$1/console.log line name
+	local level=$1 results=$logs/$1/results.log line name plan='' seen=' ' bad=0 rc
 	if [ "$level" = secureboot-unsigned ]; then
-		report_refused "$console"
+		report_refused "$logs/$1/console.log"
 		return
 	fi
 	while IFS= read -r line; do
 		line=${line%$'\r'}
 		case $line in
+		"LDT-PLAN "*)
+			plan=${line#LDT-PLAN } ;;
 		"LDT ok "*)
 			name=${line#LDT ok }
+			seen+="$name "
 			echo "ok   $tier-$level $name"
 			pass=$((pass + 1)) ;;
 		"LDT not ok "*)
 			name=${line#LDT not ok }
+			seen+="${name%% *} "
 			echo "FAIL $tier-$level $name"
-			fail=$((fail + 1)) ;;
+			bad=$((bad + 1)) ;;
 		"LDT skip "*)
 			name=${line#LDT skip }
+			seen+="${name%% *} "
 			echo "skip $tier-$level $name" ;;
 		"LDT-NOTE "*)
 			echo "     ${line#LDT-NOTE }" ;;
 		esac
-	done < <(grep -a '^LDT[ -]' "$console" 2>/dev/null || true)
-	if ! grep -aq '^LDT-EXIT' "$console" 2>/dev/null; then
+	done < <(grep -a '^LDT[ -]' "$results" 2>/dev/null || true)
+	# Every planned test has a result, and a failing exit has a failure.
+	for name in $plan; do
+		if [[ $seen != *" $name "* ]]; then
+			echo "FAIL $tier-$level $name  # no result"
+			bad=$((bad + 1))
+		fi
+	done
+	rc=$(sed -n 's/^LDT-EXIT \([0-9]*\).*/\1/p' "$results" 2>/dev/null | head -n 1)
+	if [ -z "$plan" ]; then
+		echo "FAIL $tier-$level plan  # the guest printed no LDT-PLAN"
+		bad=$((bad + 1))
+	fi
+	if [ -z "$rc" ]; then
 		echo "FAIL $tier-$level guest  # never finished: $(cat "$logs/$level/ended")"
-		fail=$((fail + 1))
+		bad=$((bad + 1))
+	elif [ "$rc" != 0 ] && [ "$bad" = 0 ]; then
+		echo "FAIL $tier-$level guest  # LDT-EXIT $rc with no failed test"
+		bad=$((bad + 1))
 	elif grep -q 'no power-off' "$logs/$level/ended"; then
 		echo "FAIL $tier-$level poweroff  # $(cat "$logs/$level/ended")"
-		fail=$((fail + 1))
+		bad=$((bad + 1))
 	else
 		echo "ok   $tier-$level poweroff"
 		pass=$((pass + 1))
 	fi
+	fail=$((fail + bad))
+	[ "$bad" = 0 ]
 }
 
 # secureboot-unsigned: the firmware said why it refused the image, and no
 # kernel started.
 report_refused() {
 	local console=$1 why
+	if [ "$secureboot_ok" != 1 ]; then
+		echo "FAIL $tier-secureboot-unsigned firmware_refuses  # secureboot did not pass in this run"
+		fail=$((fail + 1))
+		return
+	fi
 	# The firmware's line, without the terminal codes before it.
 	why=$(grep -aE "$refused_re" "$console" | head -n 1 | tr -d '\r' |
 		sed 's/.*BdsDxe:/BdsDxe:/' || true)
 	if [ -z "$why" ]; then
 		echo "FAIL $tier-secureboot-unsigned firmware_refuses  # no refusal: $(cat "$logs/secureboot-unsigned/ended")"
 		fail=$((fail + 1))
-	elif grep -aq "$started_re" "$console"; then
+	elif grep -aqE "$started_re" "$console"; then
 		echo "FAIL $tier-secureboot-unsigned firmware_refuses  # a kernel started after: $why"
 		fail=$((fail + 1))
 	else
@@ -205,9 +251,14 @@ report_refused() {
 	fi
 }
 
-for s in "${scenarios[@]}"; do
+# secureboot comes before secureboot-unsigned in any order asked for.
+secureboot_ok=0
+for s in "${all[@]}"; do
+	[[ " ${scenarios[*]} " == *" $s "* ]] || continue
 	boot "$s"
-	report "$s"
+	if report "$s" && [ "$s" = secureboot ]; then
+		secureboot_ok=1
+	fi
 done
 echo "Logs: $logs/SCENARIO/console.log"
 echo "$pass passed, $fail failed"
