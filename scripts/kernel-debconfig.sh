@@ -56,16 +56,29 @@ fi
 
 [ "${1:-}" != --config ] || exit 0
 
+# Build first; package only what changed since the packages were made
+# (packaging alone, with its debug package, takes minutes).
+log "building the Debian-config kernel in $out (log: $out/build.log)"
+if ! kmake bzImage modules >"$out/build.log" 2>&1; then
+	tail -n 40 "$out/build.log" >&2
+	die "kernel build failed: $out/build.log"
+fi
+release=$(cat "$out/include/config/kernel.release")
+image=$(find "$debs" -maxdepth 1 -name "linux-image-${release}_*.deb" 2>/dev/null | head -n 1)
+if [ -n "$image" ] && [ "$image" -nt "$out/vmlinux" ] &&
+	[ -z "$(find "$out" -name '*.ko' -newer "$image" -print -quit)" ]; then
+	log "packages up to date: $image"
+	exit 0
+fi
 # Packages of an earlier build must not stand in for this one's.
 rm -f "$debs"/linux-* "$build"/linux-*.deb "$build"/linux-*.buildinfo "$build"/linux-*.changes
 log "building the Debian-config kernel packages in $debs (log: $out/build.log)"
 if ! kmake KDEB_PKGVERSION="$(make -s -C "$tree" kernelversion)-1lockdown" \
-	bindeb-pkg >"$out/build.log" 2>&1; then
+	bindeb-pkg >>"$out/build.log" 2>&1; then
 	tail -n 40 "$out/build.log" >&2
 	die "bindeb-pkg failed: $out/build.log"
 fi
 mv "$build"/linux-*.deb "$build"/linux-*.buildinfo "$build"/linux-*.changes "$debs/"
-release=$(cat "$out/include/config/kernel.release")
 [ -f "$(echo "$debs"/linux-image-"$release"_*.deb)" ] ||
 	die "bindeb-pkg made no linux-image-$release package"
 ls -l "$debs"

@@ -49,6 +49,14 @@ customize() {
 	# nvme-cli's boot-time NVMe over Fabrics connect: the guest has no
 	# fabrics, and the unit fails without them.
 	chroot "$root" systemctl mask nvmf-autoconnect.service
+	# The kernel package, as an administrator installs it: dpkg -i, whose
+	# postinst has initramfs-tools make the initramfs.  (apt inside
+	# mmdebstrap cannot install a local package into the chroot.)
+	if [ -n "${ROOTFS_KDEB:-}" ]; then
+		cp "$ROOTFS_KDEB" "$root/tmp/"
+		chroot "$root" dpkg -i "/tmp/${ROOTFS_KDEB##*/}"
+		rm -f "$root/tmp/${ROOTFS_KDEB##*/}"
+	fi
 }
 if [ "${MMDEBSTRAP_HOOK:-}" = customize ]; then
 	customize "$1"
@@ -70,7 +78,9 @@ apt_sources() {
 packages() {
 	{
 		sed 's/#.*//' "$pkglist"
-		[ ${#kdebs[@]} = 0 ] || printf '%s\n' initramfs-tools "${kdebs[@]}"
+		# What the kernel package depends on; the package itself comes
+		# in the customize hook.
+		[ ${#kdebs[@]} = 0 ] || printf '%s\n' initramfs-tools linux-base
 	} | tr -s ' \t\n' '\n' | grep . | paste -sd,
 }
 
@@ -90,7 +100,7 @@ log "building the Debian root file system in $img"
 # unshare mode: as root, mmdebstrap then mounts /proc and /sys for the
 # chroot in a mount namespace of its own, never in the machine's.
 # The hook's sh expands $ROOTFS_SH and $1 (the chroot), not this one.
-export ROOTFS_SH
+export ROOTFS_SH ROOTFS_KDEB=${kdebs[0]:-}
 ROOTFS_SH=$(realpath "$0")
 # shellcheck disable=SC2016
 if ! mmdebstrap --mode=unshare --variant=minbase --format=directory \
