@@ -178,7 +178,13 @@ report() {
 		line=${line%$'\r'}
 		case $line in
 		"LDT-PLAN "*)
-			plan=${line#LDT-PLAN } ;;
+			# A kexec makes a second boot, with a plan of its own.
+			plan+=" ${line#LDT-PLAN }" ;;
+		"LDT-KEXEC "*)
+			[ "${line#LDT-KEXEC }" = 0 ] || [ "$bad" != 0 ] || {
+				echo "FAIL $tier-$level guest  # $line before the kexec, with no failed test"
+				bad=$((bad + 1))
+			} ;;
 		"LDT ok "*)
 			name=${line#LDT ok }
 			seen+="$name "

@@ -57,6 +57,20 @@ sign "$dir/dkms/ldt_dkms.ko" "$dir/files/ldt/ldt_dkms-signed.ko"
 ! grep -q '~Module signature appended~' "$dir/files/ldt/ldt_dkms-unsigned.ko" ||
 	die "the out-of-tree module came out signed"
 
+# Debian ships the snakeoil key encrypted, with the passphrase "snakeoil"
+# (README.Debian of the ovmf package): a clear copy for sbsign.
+openssl pkey -in "$sbkey" -passin pass:snakeoil -out "$dir/snakeoil.key" ||
+	die "cannot decrypt $sbkey"
+
+# Debian-config only: the installed kernel, signed with the snakeoil key,
+# for kexec -s (the firmware's db keys verify kexec images under Secure
+# Boot, through the .platform keyring).
+if [ "$flavour" = debconf ]; then
+	sbsign --key "$dir/snakeoil.key" --cert "$sbcert" \
+		--output "$dir/files/ldt/vmlinuz-signed.efi" "$out/arch/x86/boot/bzImage" \
+		2>>"$dir/sbsign.log" || die "sbsign of the kernel failed: $dir/sbsign.log"
+fi
+
 # The unified kernel image.  Section addresses leave the stub's own
 # sections (below 0x20000) alone; the kernel goes last, with room to grow.
 # The initramfs, when there is one, goes 64 MiB above the kernel.
@@ -67,10 +81,6 @@ sections=(--add-section .osrel=/etc/os-release --change-section-vma .osrel=0x200
 [ -z "$initrd" ] ||
 	sections+=(--add-section .initrd="$initrd" --change-section-vma .initrd=0x6000000)
 objcopy "${sections[@]}" "$stub" "$dir/uki-unsigned.efi"
-# Debian ships the snakeoil key encrypted, with the passphrase "snakeoil"
-# (README.Debian of the ovmf package): a clear copy for sbsign.
-openssl pkey -in "$sbkey" -passin pass:snakeoil -out "$dir/snakeoil.key" ||
-	die "cannot decrypt $sbkey"
 sbsign --key "$dir/snakeoil.key" --cert "$sbcert" --output "$dir/uki-signed.efi" \
 	"$dir/uki-unsigned.efi" 2>"$dir/sbsign.log" || die "sbsign failed: $dir/sbsign.log"
 # The pair differs by the signature alone: the firmware must refuse the

@@ -138,6 +138,18 @@ t_module_signature() {
 		rmmod ldt_dkms
 		locked && fail "unsigned module loaded at $level"
 		[ "$(count module_signature)" = "$before" ] || fail "a load at none counted"
+	elif [ "$(cat /sys/module/module/parameters/sig_enforce)" = Y ]; then
+		# Signatures enforced (module.sig_enforce, or Debian's IMA arch
+		# policy under Secure Boot): the module loader refuses before
+		# lockdown is asked, with EKEYREJECTED and a line of its own.
+		cat "$work/insmod.err"
+		grep -q 'Key was rejected by service' "$work/insmod.err" ||
+			fail "insmod with signatures enforced: $(cat "$work/insmod.err")"
+		dmesg | grep -q 'Loading of unsigned module is rejected' ||
+			fail "no line: Loading of unsigned module is rejected"
+		[ "$(count module_signature)" = "$before" ] ||
+			fail "counted as a lockdown refusal with signatures enforced"
+		echo "NOTE: signatures enforced at $level: $(cat "$work/insmod.err")"
 	else
 		cat "$work/insmod.err"
 		locked || fail "unsigned module refused at none: $(cat "$work/insmod.err")"
@@ -146,8 +158,10 @@ t_module_signature() {
 		[ "$(count module_signature)" = $((before + 1)) ] ||
 			fail "module_signature count $before -> $(count module_signature)"
 		[ "$(klines "$msg")" = $((lines + 1)) ] || fail "not one new line: $msg"
-		grep -q '^ldt_dkms ' /proc/modules && fail "ldt_dkms listed after a refusal"
 		echo "NOTE: unsigned module refused: $(cat "$work/insmod.err")"
+	fi
+	if locked && grep -q '^ldt_dkms ' /proc/modules; then
+		fail "ldt_dkms listed after a refusal"
 	fi
 	umount "$esp"
 	return 0
@@ -515,15 +529,78 @@ t_bpftool_perf() {
 	return 0
 }
 
+# kexec -s of the installed kernel package's kernel, as an administrator
+# reboots into an update: by BIOS, /boot's own vmlinuz, unsigned, loads at
+# none and is refused from integrity (counted); under UEFI the same kernel
+# signed with the firmware's key (scripts/esp.sh) loads at every level.
+# A loaded kernel is started with systemctl kexec, and the next boot's
+# t_kexec_level checks that it kept the level.  Ends the boot.
+kexec_marker=/var/lib/ldt/kexec-from
+t_kexec() {
+	local release image initrd before
+	release=$(uname -r)
+	image=/boot/vmlinuz-$release initrd=/boot/initrd.img-$release
+	[ "$firmware" = bios ] || image=/mnt/esp/ldt/vmlinuz-signed.efi
+	if [ "$firmware" != bios ]; then
+		mkdir -p /mnt/esp
+		mountpoint -q /mnt/esp || mount -t vfat -o ro /dev/vdb1 /mnt/esp || fail "no ESP"
+	fi
+	[ -f "$image" ] || fail "no $image"
+	before=$(count kexec) || exit 1
+	if kexec -s -l "$image" --initrd="$initrd" --reuse-cmdline 2>"$work/kexec.err"; then
+		if locked && [ "$firmware" = bios ]; then
+			fail "unsigned kernel loaded at $level"
+		fi
+		mkdir -p "${kexec_marker%/*}"
+		echo "$level" >"$kexec_marker"
+		sync
+		echo "NOTE: kexec -s -l $image loaded at $level; systemctl kexec"
+		return 0
+	fi
+	cat "$work/kexec.err"
+	if ! locked || [ "$firmware" != bios ]; then
+		fail "kexec -s -l $image refused at $level: $(cat "$work/kexec.err")"
+	fi
+	[ "$(count kexec)" = $((before + 1)) ] || fail "kexec refusal not counted"
+	echo "NOTE: unsigned kernel refused at $level: $(head -n 1 "$work/kexec.err")"
+	return 0
+}
+
+# The boot after systemctl kexec: the level of the boot before, named on
+# the command line when it is not none.
+t_kexec_level() {
+	local from
+	from=$(cat "$kexec_marker") || fail "no marker"
+	rm -f "$kexec_marker"
+	echo "kexec from $from, now $level: $(cat /proc/cmdline)"
+	[ "$level" = "$from" ] || fail "level $level after kexec from $from"
+	if [ "$from" != none ]; then
+		grep -q "lockdown=$from" /proc/cmdline || fail "no lockdown=$from on the command line"
+	fi
+	echo "NOTE: after kexec: $level, as before"
+}
+
 tests=(t_level t_boot t_secureboot t_module_signature t_auditd t_ausearch
 	t_hibernation_query t_wg_quick_saveconfig t_ip_xfrm_state t_luks1
 	t_luks2_keyring t_luks2_no_keyring t_nvme_cli t_logind_canhibernate
 	t_bpftool_perf)
+# The Debian-config image has the kernel package installed: kexec it.
+[ ! -f "/boot/vmlinuz-$(uname -r)" ] || tests+=(t_kexec)
+# The boot after a kexec runs only its own check.
+if [ -f "$kexec_marker" ]; then
+	tests=(t_kexec_level)
+fi
 # The host fails every planned test that prints no result.
 echo "LDT-PLAN ${tests[*]}"
 for t in "${tests[@]}"; do
 	run "$t"
 done
+# A kernel loaded by t_kexec: start it; the next boot ends the run.
+if [ -f "$kexec_marker" ] && [ "${tests[*]}" != t_kexec_level ]; then
+	echo "LDT-KEXEC $rc"
+	systemctl kexec
+	exit "$rc"
+fi
 
 echo "LDT-EXIT $rc"
 # Power off now rather than wait for the unit's exit to trigger it; the
