@@ -203,6 +203,16 @@ report() {
 			echo "     ${line#LDT-NOTE }" ;;
 		esac
 	done < <(grep -a '^LDT[ -]' "$results" 2>/dev/null || true)
+	# The Debian-config image has the kernel package: kexec must be
+	# planned there, and a kexec must have made its second boot.
+	if [ "$tier" = debian-config ] && [[ " $plan " != *" t_kexec "* ]]; then
+		echo "FAIL $tier-$level t_kexec  # not planned"
+		bad=$((bad + 1))
+	fi
+	if grep -aq '^LDT-KEXEC' "$results" 2>/dev/null && [[ " $plan " != *" t_kexec_level "* ]]; then
+		echo "FAIL $tier-$level t_kexec_level  # no second boot after the kexec"
+		bad=$((bad + 1))
+	fi
 	# Every planned test has a result, and a failing exit has a failure.
 	for name in $plan; do
 		if [[ $seen != *" $name "* ]]; then

@@ -62,12 +62,16 @@ sign "$dir/dkms/ldt_dkms.ko" "$dir/files/ldt/ldt_dkms-signed.ko"
 openssl pkey -in "$sbkey" -passin pass:snakeoil -out "$dir/snakeoil.key" ||
 	die "cannot decrypt $sbkey"
 
-# Debian-config only: the installed kernel, signed with the snakeoil key,
-# for kexec -s (the firmware's db keys verify kexec images under Secure
-# Boot, through the .platform keyring).
+# Debian-config only: the installed kernel signed for kexec -s, with the
+# snakeoil key (the firmware's db keys verify kexec images under UEFI,
+# through the .platform keyring) and with the build's key (built into the
+# kernel, for BIOS boots).
 if [ "$flavour" = debconf ]; then
 	sbsign --key "$dir/snakeoil.key" --cert "$sbcert" \
 		--output "$dir/files/ldt/vmlinuz-signed.efi" "$out/arch/x86/boot/bzImage" \
+		2>>"$dir/sbsign.log" || die "sbsign of the kernel failed: $dir/sbsign.log"
+	sbsign --key "$build/keys/signing_key.pem" --cert "$build/keys/signing_key.pem" \
+		--output "$dir/files/ldt/vmlinuz-buildkey.efi" "$out/arch/x86/boot/bzImage" \
 		2>>"$dir/sbsign.log" || die "sbsign of the kernel failed: $dir/sbsign.log"
 fi
 

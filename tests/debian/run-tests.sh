@@ -62,6 +62,17 @@ count() {
 	[[ $n =~ ^[0-9]+$ ]] || fail "no count for reason $1: '$n'"
 	echo "$n"
 }
+# Y when module signatures must be enforced: under Secure Boot on a kernel
+# built with IMA's arch policy (Debian's config installs /boot/config-*),
+# which calls set_module_sig_enforced(); N otherwise.
+sig_enforce_expected() {
+	if [ "$firmware" = secureboot ] &&
+		grep -qx 'CONFIG_IMA_ARCH_POLICY=y' "/boot/config-$(uname -r)" 2>/dev/null; then
+		echo Y
+	else
+		echo N
+	fi
+}
 # How many kernel log lines contain $1 (dmesg: no journald delay).
 klines() { dmesg | grep -cF -- "$1" || true; }
 
@@ -119,7 +130,7 @@ t_module_signature() {
 	# In tree: the variant kernel's test_module, or with Debian's config
 	# (which builds none) msr from the installed kernel package, through
 	# modprobe as Debian loads it.
-	local before lines
+	local before lines rejected
 	if [ -f "$esp/ldt/test_module.ko" ]; then
 		insmod "$esp/ldt/test_module.ko" || fail "signed test_module refused at $level"
 		rmmod test_module || fail "rmmod test_module"
@@ -133,20 +144,26 @@ t_module_signature() {
 	fi
 	insmod "$esp/ldt/ldt_dkms-signed.ko" || fail "signed ldt_dkms refused at $level"
 	rmmod ldt_dkms || fail "rmmod ldt_dkms"
+	# What the kernel reports must match what it was built and booted for.
+	[ "$(cat /sys/module/module/parameters/sig_enforce)" = "$(sig_enforce_expected)" ] ||
+		fail "sig_enforce $(cat /sys/module/module/parameters/sig_enforce), expected $(sig_enforce_expected)"
+	count module_signature >/dev/null
 	before=$(count module_signature) lines=$(klines "$msg")
+	rejected=$(klines 'Loading of unsigned module is rejected')
 	if insmod "$esp/ldt/ldt_dkms-unsigned.ko" 2>"$work/insmod.err"; then
 		rmmod ldt_dkms
 		locked && fail "unsigned module loaded at $level"
 		[ "$(count module_signature)" = "$before" ] || fail "a load at none counted"
-	elif [ "$(cat /sys/module/module/parameters/sig_enforce)" = Y ]; then
+	elif [ "$(sig_enforce_expected)" = Y ]; then
 		# Signatures enforced (module.sig_enforce, or Debian's IMA arch
 		# policy under Secure Boot): the module loader refuses before
 		# lockdown is asked, with EKEYREJECTED and a line of its own.
 		cat "$work/insmod.err"
 		grep -q 'Key was rejected by service' "$work/insmod.err" ||
 			fail "insmod with signatures enforced: $(cat "$work/insmod.err")"
-		dmesg | grep -q 'Loading of unsigned module is rejected' ||
-			fail "no line: Loading of unsigned module is rejected"
+		[ "$(klines 'Loading of unsigned module is rejected')" = $((rejected + 1)) ] ||
+			fail "not one new line: Loading of unsigned module is rejected"
+		[ "$(klines "$msg")" = "$lines" ] || fail "a lockdown line with signatures enforced"
 		[ "$(count module_signature)" = "$before" ] ||
 			fail "counted as a lockdown refusal with signatures enforced"
 		echo "NOTE: signatures enforced at $level: $(cat "$work/insmod.err")"
@@ -530,44 +547,65 @@ t_bpftool_perf() {
 }
 
 # kexec -s of the installed kernel package's kernel, as an administrator
-# reboots into an update: by BIOS, /boot's own vmlinuz, unsigned, loads at
-# none and is refused from integrity (counted); under UEFI the same kernel
-# signed with the firmware's key (scripts/esp.sh) loads at every level.
-# A loaded kernel is started with systemctl kexec, and the next boot's
-# t_kexec_level checks that it kept the level.  Ends the boot.
+# reboots into an update.  /boot's own vmlinuz is unsigned: it loads at
+# none and is refused above, by lockdown (EPERM, counted) or, under Secure
+# Boot with Debian's IMA arch policy, by enforced signatures (not
+# counted).  Then a kernel that verifies is loaded and started with
+# systemctl kexec: by BIOS the same kernel signed with the build's key
+# (built in), under UEFI signed with the firmware's key (scripts/esp.sh).
+# Under Secure Boot the level is raised to confidentiality first, so that
+# only the hand-off, not Secure Boot in the next kernel, can explain it.
+# The next boot's t_kexec_level checks the level.  Ends the boot.
 kexec_marker=/var/lib/ldt/kexec-from
 t_kexec() {
-	local release image initrd before
+	local release unsigned signed initrd before lines
 	release=$(uname -r)
-	image=/boot/vmlinuz-$release initrd=/boot/initrd.img-$release
-	[ "$firmware" = bios ] || image=/mnt/esp/ldt/vmlinuz-signed.efi
-	if [ "$firmware" != bios ]; then
-		mkdir -p /mnt/esp
-		mountpoint -q /mnt/esp || mount -t vfat -o ro /dev/vdb1 /mnt/esp || fail "no ESP"
+	unsigned=/boot/vmlinuz-$release initrd=/boot/initrd.img-$release
+	mkdir -p /mnt/esp
+	mountpoint -q /mnt/esp || mount -t vfat -o ro /dev/vdb1 /mnt/esp || fail "no ESP"
+	signed=/mnt/esp/ldt/vmlinuz-buildkey.efi
+	[ "$firmware" = bios ] || signed=/mnt/esp/ldt/vmlinuz-signed.efi
+	[ -f "$unsigned" ] || fail "no $unsigned"
+	[ -f "$signed" ] || fail "no $signed"
+	count kexec >/dev/null
+	before=$(count kexec) lines=$(klines 'kexec of unsigned images is restricted')
+	if kexec -s -l "$unsigned" --initrd="$initrd" --reuse-cmdline 2>"$work/kexec.err"; then
+		locked && fail "unsigned kernel loaded at $level"
+		[ "$(count kexec)" = "$before" ] || fail "a load at none counted"
+		kexec -u
+	elif ! locked; then
+		fail "unsigned kernel refused at none: $(cat "$work/kexec.err")"
+	elif [ "$firmware" = secureboot ] && [ "$(sig_enforce_expected)" = Y ]; then
+		cat "$work/kexec.err"
+		[ "$(count kexec)" = "$before" ] || fail "counted as a lockdown refusal with signatures enforced"
+		dmesg | grep -q 'Enforced kernel signature verification failed' ||
+			fail "no line: Enforced kernel signature verification failed"
+		echo "NOTE: unsigned kernel refused, signatures enforced: $(head -n 1 "$work/kexec.err")"
+	else
+		grep -q 'Operation not permitted' "$work/kexec.err" || fail "not EPERM: $(cat "$work/kexec.err")"
+		[ "$(count kexec)" = $((before + 1)) ] || fail "kexec refusal not counted"
+		[ "$(klines 'kexec of unsigned images is restricted')" = $((lines + 1)) ] ||
+			fail "kexec refusal not logged"
+		echo "NOTE: unsigned kernel refused at $level: $(head -n 1 "$work/kexec.err")"
 	fi
-	[ -f "$image" ] || fail "no $image"
-	before=$(count kexec) || exit 1
-	if kexec -s -l "$image" --initrd="$initrd" --reuse-cmdline 2>"$work/kexec.err"; then
-		if locked && [ "$firmware" = bios ]; then
-			fail "unsigned kernel loaded at $level"
-		fi
-		mkdir -p "${kexec_marker%/*}"
-		echo "$level" >"$kexec_marker"
-		sync
-		echo "NOTE: kexec -s -l $image loaded at $level; systemctl kexec"
-		return 0
+	if [ "$firmware" = secureboot ]; then
+		echo confidentiality >/sys/kernel/security/lockdown || fail "raise"
+		level=confidentiality
 	fi
-	cat "$work/kexec.err"
-	if ! locked || [ "$firmware" != bios ]; then
-		fail "kexec -s -l $image refused at $level: $(cat "$work/kexec.err")"
-	fi
-	[ "$(count kexec)" = $((before + 1)) ] || fail "kexec refusal not counted"
-	echo "NOTE: unsigned kernel refused at $level: $(head -n 1 "$work/kexec.err")"
+	before=$(count kexec)
+	kexec -s -l "$signed" --initrd="$initrd" --reuse-cmdline ||
+		fail "signed kernel $signed refused at $level"
+	[ "$(count kexec)" = "$before" ] || fail "a signed load counted"
+	mkdir -p "${kexec_marker%/*}"
+	echo "$level" >"$kexec_marker"
+	sync
+	echo "NOTE: kexec -s -l $signed loaded at $level; systemctl kexec"
 	return 0
 }
 
-# The boot after systemctl kexec: the level of the boot before, named on
-# the command line when it is not none.
+# The boot after systemctl kexec: at the level of the boot before, which
+# the hand-off put first on the command line and the kernel took from
+# there, not from Secure Boot.
 t_kexec_level() {
 	local from
 	from=$(cat "$kexec_marker") || fail "no marker"
@@ -575,7 +613,9 @@ t_kexec_level() {
 	echo "kexec from $from, now $level: $(cat /proc/cmdline)"
 	[ "$level" = "$from" ] || fail "level $level after kexec from $from"
 	if [ "$from" != none ]; then
-		grep -q "lockdown=$from" /proc/cmdline || fail "no lockdown=$from on the command line"
+		grep -q "^lockdown=$from " /proc/cmdline || fail "lockdown=$from not first on the command line"
+		dmesg | grep -qF "kernel locked down to $from by command line" ||
+			fail "no line: kernel locked down to $from by command line"
 	fi
 	echo "NOTE: after kexec: $level, as before"
 }
