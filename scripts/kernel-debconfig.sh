@@ -57,9 +57,12 @@ fi
 [ "${1:-}" != --config ] || exit 0
 
 # Build first; package only what changed since the packages were made
-# (packaging alone, with its debug package, takes minutes).
+# (packaging alone, with its debug package, takes minutes).  The build
+# version is the package revision, as bindeb-pkg sets it: with another,
+# each of the two would relink vmlinux for the other.
+revision=1lockdown
 log "building the Debian-config kernel in $out (log: $out/build.log)"
-if ! kmake bzImage modules >"$out/build.log" 2>&1; then
+if ! kmake KBUILD_BUILD_VERSION="$revision" bzImage modules >"$out/build.log" 2>&1; then
 	tail -n 40 "$out/build.log" >&2
 	die "kernel build failed: $out/build.log"
 fi
@@ -73,7 +76,7 @@ fi
 # Packages of an earlier build must not stand in for this one's.
 rm -f "$debs"/linux-* "$build"/linux-*.deb "$build"/linux-*.buildinfo "$build"/linux-*.changes
 log "building the Debian-config kernel packages in $debs (log: $out/build.log)"
-if ! kmake KDEB_PKGVERSION="$(make -s -C "$tree" kernelversion)-1lockdown" \
+if ! kmake KDEB_PKGVERSION="$(make -s -C "$tree" kernelversion)-$revision" \
 	bindeb-pkg >>"$out/build.log" 2>&1; then
 	tail -n 40 "$out/build.log" >&2
 	die "bindeb-pkg failed: $out/build.log"

@@ -604,8 +604,8 @@ t_kexec() {
 }
 
 # The boot after systemctl kexec: at the level of the boot before, which
-# the hand-off put first on the command line and the kernel took from
-# there, not from Secure Boot.
+# the hand-off put on the command line and the kernel took from there,
+# not from Secure Boot.
 t_kexec_level() {
 	local from
 	from=$(cat "$kexec_marker") || fail "no marker"
@@ -613,7 +613,10 @@ t_kexec_level() {
 	echo "kexec from $from, now $level: $(cat /proc/cmdline)"
 	[ "$level" = "$from" ] || fail "level $level after kexec from $from"
 	if [ "$from" != none ]; then
-		grep -q "^lockdown=$from " /proc/cmdline || fail "lockdown=$from not first on the command line"
+		# First when the hand-off added it; where it was, with
+		# --reuse-cmdline of a line that named it; never after "--".
+		sed 's/ -- .*//' /proc/cmdline | grep -qw "lockdown=$from" ||
+			fail "no lockdown=$from for the kernel on the command line"
 		dmesg | grep -qF "kernel locked down to $from by command line" ||
 			fail "no line: kernel locked down to $from by command line"
 	fi
