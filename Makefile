@@ -11,7 +11,7 @@ variants := default $(sort $(shell sed -n 's/^variant=//p' tests/scenarios/*.env
 
 .PHONY: all deps tree patches kernel kernels initramfs run check checkpatch \
 	manlint shellcheck bench readme check-build check-debug check-debian \
-	check-debian-config check-all \
+	check-debian-config check-all check-old \
 	kexec-soak \
 	kernel-path tree-path clean
 
@@ -78,6 +78,12 @@ kexec-soak: tree
 	@scripts/initramfs.sh debug
 	@LOCKDOWN_EXTRA_CMDLINE=no5lvl scripts/kexec-soak.sh -l "$(SOAK_LEVEL)" \
 		debug "$(SOAK_COUNT)"
+
+# Today's tests on the kernel of an older series (REV: a tag or commit of
+# this repository, e.g. series-54, the series the outside review read):
+# which tests catch what that series let through.
+check-old: initramfs
+	@scripts/check-old-kernel.sh "$(REV)" $(S)
 
 # Every tier: what CI runs (.ci/run: check, then check-debug), and the
 # build matrix.

@@ -11,12 +11,19 @@ out=$(kout "$variant")
 st=$build/selftests
 stage=$build/initramfs-$variant
 cpio=$(initramfs_path "$variant")
-mkdir -p "$st"
 
 # The selftests include the uapi headers of the tree under test.
-make -s -C "$tree" O="$out" headers >/dev/null
-make -s -C "$tree/tools/testing/selftests/lockdown" OUTPUT="$st" \
-	USERLDFLAGS=-static KHDR_INCLUDES="-isystem $out/usr/include" >&2
+# LOCKDOWN_SELFTESTS: take them already built from that directory instead
+# (check-old-kernel.sh: today's tests for an older series' kernel).
+if [ -n "${LOCKDOWN_SELFTESTS:-}" ]; then
+	st=$LOCKDOWN_SELFTESTS
+	[ -d "$st" ] || die "no selftests in $st"
+else
+	mkdir -p "$st"
+	make -s -C "$tree" O="$out" headers >/dev/null
+	make -s -C "$tree/tools/testing/selftests/lockdown" OUTPUT="$st" \
+		USERLDFLAGS=-static KHDR_INCLUDES="-isystem $out/usr/include" >&2
+fi
 
 rm -rf "$stage"
 mkdir -p "$stage"/{bin,boot,dev,proc,sys,selftests}

@@ -8,8 +8,10 @@ set -euo pipefail
 variant=${1:-default}
 out=$(kout "$variant")
 frags=("$top/config/guest.config")
-[ -f "$tree/tools/testing/selftests/lockdown/config" ] &&
-	frags+=("$tree/tools/testing/selftests/lockdown/config")
+# What the selftests need; LOCKDOWN_SELFTESTS_CONFIG names another list
+# (check-old-kernel.sh: today's tests' needs, on an older series' tree).
+tests_config=${LOCKDOWN_SELFTESTS_CONFIG:-$tree/tools/testing/selftests/lockdown/config}
+[ -f "$tests_config" ] && frags+=("$tests_config")
 [ "$variant" = default ] || frags+=("$top/config/variant-$variant.config")
 for f in "${frags[@]}"; do [ -f "$f" ] || die "missing fragment $f"; done
 
