@@ -546,6 +546,37 @@ t_bpftool_perf() {
 	return 0
 }
 
+# bpftrace on a kernel function: counting calls works at every level;
+# reading the return value works below confidentiality and is refused at
+# it, with the verifier's reason and a counted, logged refusal.  fork and
+# exec draw stack canaries and offsets from get_random_u64(), so "-c
+# /bin/true" calls it.
+t_bpftrace_args() {
+	local out rc=0 before lines
+	out=$(timeout 300 bpftrace -e 'kretfunc:get_random_u64 { @calls = count(); }' \
+		-c /bin/true 2>&1) || fail "bpftrace counting failed at $level: $out"
+	echo "$out"
+	echo "$out" | grep -qE '^@calls: [1-9]' || fail "no calls counted: $out"
+	before=$(count bpf_read_kernel) || exit 1
+	lines=$(klines 'use of bpf to read kernel RAM is restricted')
+	out=$(timeout 300 bpftrace -e 'kretfunc:get_random_u64 { @last = retval; }' \
+		-c /bin/true 2>&1) || rc=$?
+	echo "bpftrace retval: status $rc: $out"
+	if confidential; then
+		[ "$rc" != 0 ] || fail "bpftrace read get_random_u64()'s value at confidentiality"
+		echo "$out" | grep -q '@last:' && fail "a value was printed at confidentiality"
+		[ "$(count bpf_read_kernel)" -gt "$before" ] ||
+			fail "the refusal was not counted"
+		[ "$(klines 'use of bpf to read kernel RAM is restricted')" -gt "$lines" ] ||
+			fail "the refusal was not logged"
+		echo "NOTE: bpftrace kretfunc retval refused: $(echo "$out" | grep -m1 -i 'lockdown\|permission\|error' | cut -c1-120)"
+	else
+		[ "$rc" = 0 ] || fail "bpftrace retval failed at $level: $out"
+		echo "$out" | grep -qE '^@last: [0-9]+' || fail "no value printed at $level: $out"
+	fi
+	return 0
+}
+
 # kexec -s of the installed kernel package's kernel, as an administrator
 # reboots into an update.  /boot's own vmlinuz is unsigned: it loads at
 # none and is refused above, by lockdown (EPERM, counted) or, under Secure
@@ -626,7 +657,7 @@ t_kexec_level() {
 tests=(t_level t_boot t_secureboot t_module_signature t_auditd t_ausearch
 	t_hibernation_query t_wg_quick_saveconfig t_ip_xfrm_state t_luks1
 	t_luks2_keyring t_luks2_no_keyring t_nvme_cli t_logind_canhibernate
-	t_bpftool_perf)
+	t_bpftool_perf t_bpftrace_args)
 # The Debian-config image has the kernel package installed: kexec it.
 [ ! -f "/boot/vmlinuz-$(uname -r)" ] || tests+=(t_kexec)
 # The boot after a kexec runs only its own check.
