@@ -2,10 +2,14 @@
 """Read the logs of every scenario's boot and print the report.
 
 Each scenario directory holds results.log (TAP from the results port, framed
-by "# LDT-SUITE" lines, ending in "LDT-EXIT <rc>") and console.log (the
-kernel console, with KTAP from KUnit when built in).  A missing exit line,
-a plan that was not completed, a suite that failed without a failing test,
-or a kernel splat on the console each count as a failure of their own.
+by "# LDT-SUITE" lines, ending in "LDT-EXIT <rc>"), console.log (the
+kernel console, with KTAP from KUnit when built in) and end.log (vm.sh's
+line on how the guest ended: "exit 0", "timeout after 180 s ...").  A
+missing exit line, a plan that was not completed, a suite that failed
+without a failing test, a guest that did not end by QEMU's own exit 0, or
+a kernel splat on the console each count as a failure of their own; the
+note of a guest that did not finish quotes end.log.  Without end.log (older
+logs, the workbench column) the guest's end is not judged.
 
 Usage: report.py RESULTS_DIR SCENARIO...
 """
@@ -40,10 +44,18 @@ def outcome(status, rest):
     return 'pass' if status == 'ok' else 'fail'
 
 
-def parse_results(lines, dies=False):
+def clean_end(end):
+    """Whether vm.sh's @end says QEMU exited 0 by itself: the guest powered
+    off, or reset (-no-reboot), as a panic with panic=-1 does.  No end.log
+    (None) is taken for one."""
+    return end is None or end.split(':')[0] == 'exit 0'
+
+
+def parse_results(lines, dies=False, end=None):
     """Yield (case, outcome, note) for one scenario's results port.  With
     @dies (guest_dies=1: the scenario ends in a panic nothing recovers
-    from), the exit line must be missing instead."""
+    from), the exit line must be missing instead.  @end is the first line
+    of end.log, None without one."""
     suite, exit_rc, seen_any, failed_any = None, None, False, False
     running, diag = '?', []
     for line in lines + ['# LDT-END']:
@@ -78,11 +90,20 @@ def parse_results(lines, dies=False):
             failed_any = failed_any or res == 'fail'
             yield (case, res, rest.strip(' #'))
     if dies:
-        yield ('guest.died', 'pass' if exit_rc is None else 'fail',
-               f'LDT-EXIT {exit_rc}: the guest was to die in a panic, not exit')
-    elif exit_rc is None:
-        yield ('guest.exit', 'fail', 'no LDT-EXIT line: guest hung, panicked or timed out')
-    elif not seen_any:
+        if exit_rc is not None:
+            yield ('guest.died', 'fail', f'LDT-EXIT {exit_rc}: the guest was to die in a panic, not exit')
+        else:
+            yield ('guest.died', 'pass' if clean_end(end) else 'fail',
+                   f'no LDT-EXIT line, but not the reset of a panic: guest ended: {end}')
+        return
+    if exit_rc is None:
+        yield ('guest.exit', 'fail', 'no LDT-EXIT line: ' +
+               (f'guest ended: {end}' if end else 'guest hung, panicked or timed out'))
+        return
+    if not clean_end(end):
+        # The job finished, but the guest did not power off.
+        yield ('guest.end', 'fail', f'LDT-EXIT {exit_rc}, then guest ended: {end}')
+    if not seen_any:
         # A scenario that runs a command instead of suites: its status decides.
         yield ('guest.cmd', 'pass' if exit_rc == '0' else 'fail', f'exit status {exit_rc}')
     elif exit_rc != '0' and not failed_any:
@@ -170,7 +191,8 @@ def main():
         d = os.path.join(top, sc)
         env = read(os.path.join(d, 'scenario.env'))
         dies = env_values(env, 'guest_dies') == ['1']
-        results = list(parse_results(read(os.path.join(d, 'results.log')), dies))
+        end = (read(os.path.join(d, 'end.log')) or [None])[0]
+        results = list(parse_results(read(os.path.join(d, 'results.log')), dies, end))
         console = read(os.path.join(d, 'console.log'))
         results += list(parse_console(console, env_values(env, 'console_allow')))
         results += list(parse_expectations(env, console))

@@ -2,8 +2,11 @@
 # Boot the guest once. The job for the guest is the env file given: it is
 # packed into a small cpio appended to the initramfs, as /scenario.env.
 # Console (ttyS0) goes to stdout or to DIR/console.log, the results port
-# (ttyS1) to DIR/results.log.  A guest still running after LOCKDOWN_TIMEOUT
-# seconds is stopped, its state recorded first in DIR/hang-state.log.
+# (ttyS1) to DIR/results.log, QEMU's own messages to DIR/qemu.log (and,
+# with -i, to this terminal).  A guest still running after LOCKDOWN_TIMEOUT
+# seconds is stopped, its state recorded first in DIR/hang-state.log.  How
+# the guest ended goes to DIR/end.log, one line (see ended() below).
+# Exits with QEMU's status, 124 on a timeout.
 # Usage: vm.sh [-i] [-n] ENVFILE DIR KERNEL
 #   -i  interactive: console on this terminal
 #   -n  dry run: print the QEMU command line and exit
@@ -27,7 +30,9 @@ cmdline="" keyboard=0 firmware=bios efivars="" efivars_fresh=0 mem=512
 # shellcheck source=/dev/null # the scenario file, named on the command line
 . "$env"
 stage=$(mktemp -d)
-trap 'rm -rf "$stage"; [ -z "${vm:-}" ] || kill "$vm" 2>/dev/null || true' EXIT
+# Killed while the guest runs (kexec-soak.sh stops a hang so): QEMU goes too.
+trap 'rm -rf "$stage"; [ -z "${vm:-}" ] || { kill "$vm" 2>/dev/null
+	echo "vm.sh stopped before the guest ended" >"$dir/end.log"; }' EXIT
 cp "$env" "$stage/scenario.env"
 cp "$env" "$dir/scenario.env"
 (cd "$stage" && echo scenario.env | cpio -o -H newc --quiet) >"$dir/job.cpio"
@@ -77,7 +82,36 @@ if [ $dry = 1 ]; then
 	exit 0
 fi
 
-rm -f "$dir/console.log" "$dir/results.log" "$dir/monitor.sock"
+rm -f "$dir/console.log" "$dir/results.log" "$dir/monitor.sock" \
+	"$dir/qemu.log" "$dir/end.log" "$dir/hang-state.log"
+
+# How the guest ended, one line for DIR/end.log, which report.py quotes
+# when a guest did not finish; @1 is QEMU's exit status.
+#   exit RC[: MSG]               QEMU exited by itself: 0 when the guest
+#                                powered off or reset (-no-reboot: a panic
+#                                with panic=-1 too)
+#   qemu failed to start: MSG    QEMU exited non-zero with nothing on the
+#                                guest's console: it stopped before the guest
+#                                ran (a bad option, a missing kernel or
+#                                firmware file).  Not told apart with -i,
+#                                whose console is the terminal: exit RC: MSG
+#   qemu killed by SIGNAME[: MSG]  a signal QEMU does not catch (SIGKILL)
+#   timeout after N s (state in hang-state.log)
+#   vm.sh stopped before the guest ended   (the trap above)
+# MSG: QEMU's first line in DIR/qemu.log that is not a warning, else its
+# first line; left out when QEMU said nothing.
+ended() {
+	local rc=$1 msg
+	msg=$(grep -v -m1 'warning:' "$dir/qemu.log" 2>/dev/null ||
+		head -n1 "$dir/qemu.log" 2>/dev/null || true)
+	if [ "$rc" -gt 128 ]; then
+		echo "qemu killed by SIG$(kill -l $((rc - 128)))${msg:+: $msg}"
+	elif [ "$rc" != 0 ] && [ $interactive = 0 ] && [ ! -s "$dir/console.log" ]; then
+		echo "qemu failed to start: ${msg:-exit $rc, no message}"
+	else
+		echo "exit $rc${msg:+: $msg}"
+	fi
+}
 # keyboard=1: a test presses keys on the guest's PS/2 keyboard through the
 # QEMU monitor (sendkeys.py), as a person at the machine would.
 keys=
@@ -86,13 +120,14 @@ if [ "$keyboard" = 1 ]; then
 		"$dir/monitor.sock" 2>"$dir/sendkeys.log" &
 	keys=$!
 fi
-timeout=${LOCKDOWN_TIMEOUT:-180}
+timeout=${LOCKDOWN_TIMEOUT:-180} ending=
 set +e
 if [ $interactive = 1 ]; then
-	timeout --foreground "$timeout" "${qemu[@]}"
+	timeout --foreground "$timeout" "${qemu[@]}" 2> >(tee "$dir/qemu.log" >&2)
 	rc=$?
+	[ $rc != 124 ] || ending="timeout after $timeout s"
 else
-	"${qemu[@]}" &
+	"${qemu[@]}" 2>"$dir/qemu.log" &
 	vm=$!
 	if timeout "$timeout" tail -s 0.2 --pid="$vm" -f /dev/null; then
 		wait "$vm"
@@ -108,10 +143,14 @@ else
 		wait "$vm"
 		vm=
 		rc=124
+		ending="timeout after $timeout s (state in hang-state.log)"
 	fi
 fi
 [ -n "$keys" ] && kill "$keys" 2>/dev/null; wait
 set -e
+# After the wait: with -i, tee may still be writing qemu.log.
+[ -n "$ending" ] || ending=$(ended $rc)
+echo "$ending" >"$dir/end.log"
 [ $rc = 124 ] && echo "vm.sh: guest timed out after ${timeout}s;" \
 	"its state: $dir/hang-state.log" >&2
 exit $rc
