@@ -546,34 +546,37 @@ t_bpftool_perf() {
 	return 0
 }
 
-# bpftrace on a kernel function: counting calls works at every level;
-# reading the return value works below confidentiality and is refused at
-# it, with the verifier's reason and a counted, logged refusal.  fork and
-# exec draw stack canaries and offsets from get_random_u64(), so "-c
-# /bin/true" calls it.
+# bpftrace on a kernel function, below confidentiality: counting calls and
+# reading get_random_u64()'s return value both work, nothing is counted as
+# refused (the restriction is confidentiality's alone).  At
+# confidentiality bpftrace refuses to start by itself, saying why, before
+# it loads anything; the kernel's refusal of the read is the selftests'
+# bpf_func_args.  fork and exec draw stack canaries and offsets from
+# get_random_u64(), so "-c /bin/true" calls it.
 t_bpftrace_args() {
-	local out rc=0 before lines
-	out=$(timeout 300 bpftrace -e 'kretfunc:get_random_u64 { @calls = count(); }' \
-		-c /bin/true 2>&1) || fail "bpftrace counting failed at $level: $out"
-	echo "$out"
-	echo "$out" | grep -qE '^@calls: [1-9]' || fail "no calls counted: $out"
+	local out rc=0 before
 	before=$(count bpf_read_kernel) || exit 1
-	lines=$(klines 'use of bpf to read kernel RAM is restricted')
+	out=$(timeout 300 bpftrace -e 'kretfunc:get_random_u64 { @calls = count(); }' \
+		-c /bin/true 2>&1) || rc=$?
+	echo "bpftrace count: status $rc: $out"
+	if confidential; then
+		[ "$rc" != 0 ] || fail "bpftrace ran at confidentiality"
+		echo "$out" | grep -q "Kernel lockdown is enabled and set to 'confidentiality'" ||
+			fail "bpftrace failed without naming lockdown: $out"
+		[ "$(count bpf_read_kernel)" = "$before" ] ||
+			fail "bpftrace loaded something before refusing"
+		echo "NOTE: bpftrace refuses to start at confidentiality: $(echo "$out" | head -n 1 | cut -c1-100)"
+		return 0
+	fi
+	[ "$rc" = 0 ] || fail "bpftrace counting failed at $level: $out"
+	echo "$out" | grep -qE '^@calls: [1-9]' || fail "no calls counted: $out"
+	rc=0
 	out=$(timeout 300 bpftrace -e 'kretfunc:get_random_u64 { @last = retval; }' \
 		-c /bin/true 2>&1) || rc=$?
 	echo "bpftrace retval: status $rc: $out"
-	if confidential; then
-		[ "$rc" != 0 ] || fail "bpftrace read get_random_u64()'s value at confidentiality"
-		echo "$out" | grep -q '@last:' && fail "a value was printed at confidentiality"
-		[ "$(count bpf_read_kernel)" -gt "$before" ] ||
-			fail "the refusal was not counted"
-		[ "$(klines 'use of bpf to read kernel RAM is restricted')" -gt "$lines" ] ||
-			fail "the refusal was not logged"
-		echo "NOTE: bpftrace kretfunc retval refused: $(echo "$out" | grep -m1 -i 'lockdown\|permission\|error' | cut -c1-120)"
-	else
-		[ "$rc" = 0 ] || fail "bpftrace retval failed at $level: $out"
-		echo "$out" | grep -qE '^@last: [0-9]+' || fail "no value printed at $level: $out"
-	fi
+	[ "$rc" = 0 ] || fail "bpftrace retval failed at $level: $out"
+	echo "$out" | grep -qE '^@last: [0-9]+' || fail "no value printed at $level: $out"
+	[ "$(count bpf_read_kernel)" = "$before" ] || fail "bpf_read_kernel refusals counted at $level"
 	return 0
 }
 
