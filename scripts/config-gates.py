@@ -26,6 +26,11 @@ import subprocess
 import sys
 
 HOOKS = ["security_locked_down", "lockdown_refuses", "lock_kernel_down"]
+# Functions that act on a hook's answer rather than return it, and that other
+# code calls to get the same refusal: wrapper_of() cannot tell them from a
+# function that merely asks (tracefs_create_file()), so they are named.
+# ksys_ioperm() also serves the VT's KDADDIO ioctl.
+ACTING_WRAPPERS = ["ksys_ioperm"]
 SYM = re.compile(r"\bCONFIG_([A-Z0-9_]+)")
 IFSYM = re.compile(r"^\s*#\s*(?:if|ifdef|ifndef|elif)\b.*")
 ISEN = re.compile(r"IS_(?:ENABLED|BUILTIN|MODULE|REACHABLE)\(CONFIG_([A-Z0-9_]+)\)")
@@ -144,9 +149,14 @@ def wrapper_of(tree, path, num):
         lines = f.readlines()[:num]
     # Only a function that returns the hook's answer stands for the hook;
     # one that merely asks (tracefs_create_file()) is a site, not a wrapper.
-    if "return" not in lines[-1]:
+    # The return may start the statement a line or more above the call
+    # (hibernation_allowed()).
+    start = len(lines) - 1
+    while start > 0 and not lines[start - 1].rstrip().endswith((";", "{", "}")):
+        start -= 1
+    if "return" not in "".join(lines[start:]):
         return None
-    for line in reversed(lines[:-1]):
+    for line in reversed(lines[:start]):
         if line.startswith("}"):
             return None
         if re.match(r"^[A-Za-z_]", line) and "(" in line and not line.rstrip().endswith(";"):
@@ -170,8 +180,8 @@ def hook_files(tree):
         fn = wrapper_of(tree, path, num)
         if fn and fn not in HOOKS:
             wrappers.add(fn)
-    if wrappers:
-        hits += calls(tree, sorted(wrappers))
+    wrappers.update(ACTING_WRAPPERS)
+    hits += calls(tree, sorted(wrappers))
     return sorted({p for p, _ in hits})
 
 
