@@ -58,11 +58,13 @@ fi
 # mem=MiB: the guest's memory (512), more for a crash kernel's reservation.
 # firmware=ovmf: boot through UEFI (OVMF), for what exists only there.
 # efivars=NAME keeps its EFI variables in $build/efivars-NAME.fd, from one
-# boot to the next; efivars_fresh=1 starts that store empty.
+# boot to the next; efivars_fresh=1 starts that store empty (not in a dry
+# run: the store may be in use by a run that boots, between two of its
+# scenarios).
 fw=()
 if [ "$firmware" = ovmf ] && [ -n "$efivars" ]; then
 	store=$build/efivars-$efivars.fd
-	if [ "$efivars_fresh" = 1 ] || [ ! -f "$store" ]; then
+	if [ $dry = 0 ] && { [ "$efivars_fresh" = 1 ] || [ ! -f "$store" ]; }; then
 		cp /usr/share/OVMF/OVMF_VARS_4M.fd "$store"
 	fi
 	fw=(-drive "if=pflash,format=raw,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd"
