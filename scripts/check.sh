@@ -58,7 +58,7 @@ mkdir -p "$results"
 workbench() {
 	local dir=$results/workbench t rc all=0
 	mkdir -p "$dir"
-	for t in tree_test run_test report_test; do
+	for t in tree_test run_test report_test scenario_test; do
 		echo "# LDT-SUITE $t"
 		rc=0
 		"$top/tests/workbench/$t.sh" || rc=$?
