@@ -7,8 +7,6 @@ export LEVEL
 # expands it ($f stays $f), quoted for the shell.
 shell_quote = '$(subst ','\'',$(1))'
 
-variants := default $(sort $(shell sed -n 's/^variant=//p' tests/scenarios/*.env))
-
 .PHONY: all deps tree patches kernel kernels initramfs run check checkpatch \
 	manlint shellcheck bench readme check-build check-debug check-debian \
 	check-debian-config check-all check-old \
@@ -29,8 +27,11 @@ patches:
 kernel: tree
 	@scripts/kernel.sh default
 
+# default and every variant= of the scenarios (scripts/scenario.py reads
+# them; a scenario that does not parse stops here).
 kernels: tree
-	@for v in $(variants); do scripts/kernel.sh $$v || exit 1; done
+	@variants=$$(scripts/scenario.py list-variants) && \
+		for v in $$variants; do scripts/kernel.sh $$v || exit 1; done
 
 initramfs: kernel
 	@scripts/initramfs.sh

@@ -58,9 +58,11 @@ LOCKDOWN_BUILD=$old LOCKDOWN_SELFTESTS=$build/selftests \
 	"$top/scripts/initramfs.sh" default
 
 if [ $# -eq 0 ]; then
-	while read -r sc; do
-		grep -q '^variant=' "$top/tests/scenarios/$sc.env" || set -- "$@" "$sc"
-	done < <(grep -v '^#' "$top/tests/scenarios/order")
+	order=$("$top/scripts/scenario.py" order)
+	for sc in $order; do
+		[ "$("$top/scripts/scenario.py" get "$top/tests/scenarios/$sc.env" variant)" != default ] ||
+			set -- "$@" "$sc"
+	done
 fi
 log "today's tests on the kernel of $rev: $*"
 LOCKDOWN_BUILD=$old "$top/scripts/check.sh" "$@" | tee "$old/report.txt" || true

@@ -16,8 +16,10 @@ Usage: report.py RESULTS_DIR SCENARIO...
 
 import os
 import re
-import shlex
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import scenario  # noqa: E402  (scripts/scenario.py, the scenario files' reader)
 
 SPLAT = re.compile(r'(WARNING:|BUG:|Oops|KASAN:|UBSAN:|general protection fault|'
                    r'Kernel panic|possible circular locking|INFO: task .* blocked)')
@@ -142,24 +144,30 @@ def parse_console(lines, allowed=()):
 
 
 def parse_expectations(env, console):
-    """What a scenario promises of its console: each console_expect= line
-    names a string that must appear on it, each console_reject= line one
-    that must not."""
+    """What a scenario (@env, a scenario.Scenario) promises of its
+    console: each console_expect= names a string that must appear on it,
+    each console_reject= one that must not, in the file's order."""
     text = '\n'.join(console)
-    for line in env:
-        for key, must in (('console_expect=', True), ('console_reject=', False)):
-            if not line.startswith(key):
-                continue
-            want = shlex.split(line[len(key):])[0]
-            yield (key.replace('console_', 'console.').rstrip('='),
-                   'pass' if (want in text) == must else 'fail',
-                   f'console {"lacks" if must else "shows"}: {want}')
+    for key, want, _ in env.items:
+        must = {'console_expect': True, 'console_reject': False}.get(key)
+        if must is None:
+            continue
+        yield (key.replace('console_', 'console.'),
+               'pass' if (want in text) == must else 'fail',
+               f'console {"lacks" if must else "shows"}: {want}')
 
 
-def env_values(env, key):
-    """Every value of @key= in a scenario's env lines."""
-    return [shlex.split(line[len(key) + 1:])[0] for line in env
-            if line.startswith(key + '=')]
+def read_env(path):
+    """The scenario a guest ran, as vm.sh kept it: (Scenario, error).  No
+    file (the workbench column) is an empty scenario; one that does not
+    parse is too, and the error is a result of its own."""
+    try:
+        return scenario.load(path), None
+    except FileNotFoundError:
+        return scenario.Scenario(path, []), None
+    except scenario.Error as e:
+        where, _, what = str(e).partition(': ')
+        return scenario.Scenario(path, []), f'{os.path.basename(where)}: {what}'
 
 
 def promised_cases(readme):
@@ -189,12 +197,13 @@ def main():
     table, counts, order = {}, {'pass': 0, 'fail': 0, 'skip': 0}, []
     for sc in scenarios:
         d = os.path.join(top, sc)
-        env = read(os.path.join(d, 'scenario.env'))
-        dies = env_values(env, 'guest_dies') == ['1']
+        env, bad_env = read_env(os.path.join(d, 'scenario.env'))
+        dies = env.get('guest_dies') == '1'
         end = (read(os.path.join(d, 'end.log')) or [None])[0]
-        results = list(parse_results(read(os.path.join(d, 'results.log')), dies, end))
+        results = [('scenario.env', 'fail', bad_env)] if bad_env else []
+        results += list(parse_results(read(os.path.join(d, 'results.log')), dies, end))
         console = read(os.path.join(d, 'console.log'))
-        results += list(parse_console(console, env_values(env, 'console_allow')))
+        results += list(parse_console(console, env.values('console_allow')))
         results += list(parse_expectations(env, console))
         for case, res, note in results:
             counts[res] += 1
@@ -212,8 +221,7 @@ def main():
     # scenarios that run most of them.
     here = os.path.dirname(os.path.abspath(__file__))
     readme = os.path.join(here, '..', 'README.md')
-    with open(os.path.join(here, '..', 'tests', 'scenarios', 'order')) as f:
-        full = {w for line in f for w in line.split('#')[0].split()}
+    full = set(scenario.read_order(os.path.join(scenario.SCENARIOS, 'order')))
     if full <= set(scenarios):
         for case in sorted(promised_cases(readme) - set(order)):
             counts['fail'] += 1

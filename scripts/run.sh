@@ -14,9 +14,11 @@ esac
 
 dir=$build/run
 mkdir -p "$dir"
+# A scenario of two keys, written by scripts/scenario.py, which quotes
+# CMD so that the guest's shell reads it as typed.
 {
-	printf 'cmdline=%q\n' "quiet $cmdline"
-	printf 'cmd=%q\n' "$cmd"
+	"$top/scripts/scenario.py" assign cmdline "quiet $cmdline"
+	"$top/scripts/scenario.py" assign cmd "$cmd"
 } >"$dir/run.env"
 
 if [ -z "$cmd" ]; then

@@ -1,6 +1,8 @@
 #!/bin/bash
-# Boot the guest once. The job for the guest is the env file given: it is
-# packed into a small cpio appended to the initramfs, as /scenario.env.
+# Boot the guest once. The job for the guest is the env file given (a
+# scenario, tests/scenarios/NAME.env, or a file written as one): it is read
+# by scripts/scenario.py, and packed as scenario.py writes it into a small
+# cpio appended to the initramfs, as /scenario.env.
 # Console (ttyS0) goes to stdout or to DIR/console.log, the results port
 # (ttyS1) to DIR/results.log, QEMU's own messages to DIR/qemu.log (and,
 # with -i, to this terminal).  A guest still running after LOCKDOWN_TIMEOUT
@@ -26,15 +28,20 @@ shift $((OPTIND - 1))
 env=$1 dir=$2 kernel=$3
 
 mkdir -p "$dir"
-cmdline="" keyboard=0 firmware=bios efivars="" efivars_fresh=0 mem=512
-# shellcheck source=/dev/null # the scenario file, named on the command line
-. "$env"
+# The keys of the scenario this script reads, each with its value or its
+# default, through scripts/scenario.py (the keys: docs/harness.md); the
+# guest gets the file as scenario.py writes it, canonical, which is also
+# what DIR/scenario.env keeps for report.py.
+cmdline='' keyboard='' firmware='' efivars='' efivars_fresh='' mem=''
+vars=$("$top/scripts/scenario.py" shell "$env" cmdline keyboard firmware efivars \
+	efivars_fresh mem)
+eval "$vars"
 stage=$(mktemp -d)
 # Killed while the guest runs (kexec-soak.sh stops a hang so): QEMU goes too.
 trap 'rm -rf "$stage"; [ -z "${vm:-}" ] || { kill "$vm" 2>/dev/null
 	echo "vm.sh stopped before the guest ended" >"$dir/end.log"; }' EXIT
-cp "$env" "$stage/scenario.env"
-cp "$env" "$dir/scenario.env"
+"$top/scripts/scenario.py" shell "$env" >"$stage/scenario.env"
+cp "$stage/scenario.env" "$dir/scenario.env"
 (cd "$stage" && echo scenario.env | cpio -o -H newc --quiet) >"$dir/job.cpio"
 # LOCKDOWN_EXTRA_CPIO: more files for this boot only (make bench's module).
 # LOCKDOWN_VARIANT: boot with that variant's initramfs (its own modules).
@@ -51,11 +58,13 @@ fi
 # mem=MiB: the guest's memory (512), more for a crash kernel's reservation.
 # firmware=ovmf: boot through UEFI (OVMF), for what exists only there.
 # efivars=NAME keeps its EFI variables in $build/efivars-NAME.fd, from one
-# boot to the next; efivars_fresh=1 starts that store empty.
+# boot to the next; efivars_fresh=1 starts that store empty (not in a dry
+# run: the store may be in use by a run that boots, between two of its
+# scenarios).
 fw=()
 if [ "$firmware" = ovmf ] && [ -n "$efivars" ]; then
 	store=$build/efivars-$efivars.fd
-	if [ "$efivars_fresh" = 1 ] || [ ! -f "$store" ]; then
+	if [ $dry = 0 ] && { [ "$efivars_fresh" = 1 ] || [ ! -f "$store" ]; }; then
 		cp /usr/share/OVMF/OVMF_VARS_4M.fd "$store"
 	fi
 	fw=(-drive "if=pflash,format=raw,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd"
