@@ -27,7 +27,9 @@ wt=$old/linux
 if [ "$(cat "$old/applied" 2>/dev/null)" != "$id" ]; then
 	log "applying the series of $rev ($id) in $wt"
 	if [ -d "$wt" ]; then
-		git -C "$tree" worktree remove --force "$wt"
+		# The tree may have been made anew since: then the worktree
+		# is only a directory.
+		git -C "$tree" worktree remove --force "$wt" 2>/dev/null || rm -rf "$wt"
 	fi
 	git -C "$tree" worktree prune
 	rm -rf "$old"
@@ -66,6 +68,8 @@ if [ $# -eq 0 ]; then
 fi
 log "today's tests on the kernel of $rev: $*"
 LOCKDOWN_BUILD=$old "$top/scripts/check.sh" "$@" | tee "$old/report.txt" || true
-grep -q '^LDT-EXIT' "$old/results/$1/results.log" 2>/dev/null ||
-	die "the first guest did not finish: see $old/results/$1"
+# The first scenario the run booted (check.sh may put an after= first).
+first=$(LOCKDOWN_BUILD=$old "$top/scripts/check.sh" -n "$@" | head -n 1)
+grep -q '^LDT-EXIT' "$old/results/$first/results.log" 2>/dev/null ||
+	die "the first guest did not finish: see $old/results/$first"
 log "report in $old/report.txt, logs in $old/results"

@@ -154,7 +154,8 @@ def wrapper_of(tree, path, num):
     start = len(lines) - 1
     while start > 0 and not lines[start - 1].rstrip().endswith((";", "{", "}")):
         start -= 1
-    if "return" not in "".join(lines[start:]):
+    code = re.sub(r"/\*.*?\*/|//[^\n]*", "", "".join(lines[start:]), flags=re.S)
+    if not re.search(r"\breturn\b", code):
         return None
     for line in reversed(lines[:start]):
         if line.startswith("}"):
