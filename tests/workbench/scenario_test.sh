@@ -251,25 +251,24 @@ out=$(plan --no-pull b)
 ok $? after_no_pull_refuses_missing || sed 's/^/# /' "$tmp/plan.err"
 "$sc" --dir "$d" check >/dev/null 2>&1
 ok $? after_directory_checks
+# "scenario.py check" on the scenarios in $d must fail saying $1.
+check_says() {
+	local out
+	out=$("$sc" --dir "$d" check 2>&1)
+	[[ $out == *"$1"* ]]
+	ok $? "$2" || echo "# $out"
+}
 printf 'b\na\nc\n' >"$d/order"
-out=$("$sc" --dir "$d" check 2>&1)
-[[ $out == *"order:1: b runs after a (after= in $d/b.env): list a first"* ]]
-ok $? after_order_file_refused || echo "# $out"
+check_says "order:1: b runs after a (after= in $d/b.env): list a first" after_order_file_refused
 printf 'a\nb\nc\n' >"$d/order"
 printf 'after=c\nlevel=none\n' >"$d/a.env"
-out=$("$sc" --dir "$d" check 2>&1)
-[[ $out == *"after= goes round: "* ]]
-ok $? after_cycle_refused || echo "# $out"
+check_says "after= goes round: " after_cycle_refused
 printf 'after=z\nlevel=none\n' >"$d/a.env"
-out=$("$sc" --dir "$d" check 2>&1)
-[[ $out == *"a.env:1: after=z: no scenario z"* ]]
-ok $? after_unknown_refused || echo "# $out"
+check_says "a.env:1: after=z: no scenario z" after_unknown_refused
 # A scenario on a kept EFI variable store must name the one that starts it.
 printf 'firmware=ovmf\nefivars=s\nefivars_fresh=1\n' >"$d/a.env"
 printf 'firmware=ovmf\nefivars=s\n' >"$d/b.env"
-out=$("$sc" --dir "$d" check 2>&1)
-[[ $out == *"b.env:2: efivars=s reads a store another scenario writes"* ]]
-ok $? after_needed_by_efivars || echo "# $out"
+check_says "b.env:2: efivars=s reads a store another scenario writes" after_needed_by_efivars
 
 # check.sh, on the real scenarios: S='efi-ssdt-none' pulls efi-ssdt-write
 # in; named the other way round, it refuses before booting anything.
